@@ -1,0 +1,33 @@
+"""The library's error hierarchy; the CLI turns these into `Error: ...` and exit status 1."""
+
+from __future__ import annotations
+
+
+class EtlError(Exception):
+    """Base class for every error a user can cause or fix."""
+
+
+class SourceError(EtlError):
+    """An input path or file that cannot be read as a paper list."""
+
+    def __init__(self, path: str, message: str, *, line: int | None = None) -> None:
+        where = f"{path}:{line}" if line is not None else path
+        super().__init__(f"{where}: {message}")
+        self.path = path
+        self.line = line
+
+
+class TaxonomyError(EtlError):
+    """A taxonomy file that does not follow the documented format."""
+
+
+class DatabaseError(EtlError):
+    """The database cannot be opened, migrated or queried as asked."""
+
+
+class QueryError(EtlError):
+    """A read command's query is invalid or not read-only."""
+
+
+class LockedError(EtlError):
+    """Another `etl run` holds the database."""

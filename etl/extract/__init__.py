@@ -1,0 +1,56 @@
+"""Extract stage: find input files, fingerprint them, and stream their records.
+
+Public entry points: `discover` (paths to files), `identify` (a file to a SourceFile, or a
+SourceError saying why it cannot be read) and `read_records` (a SourceFile to a stream of
+RawRecord and Reject).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+from etl.errors import SourceError
+from etl.extract.files import detect_format, discover, fingerprint, read_head
+from etl.extract.readers import READERS, guess_venue_year, is_header
+from etl.models import RawRecord, Reject, SourceFile
+
+__all__ = ["discover", "guess_venue_year", "identify", "read_records"]
+
+
+def identify(path: Path, *, venue: str | None = None, year: int | None = None) -> SourceFile:
+    """Fingerprint a file and work out its format, venue and year (overrides win)."""
+    checksum, size, encoding = fingerprint(path)
+    head = read_head(path, encoding)
+    fmt = detect_format(path, head)
+    guessed_venue, guessed_year = None, None
+    first_line = next((line.strip() for line in head.splitlines() if line.strip()), "")
+    if fmt == "text":
+        if is_header(first_line):
+            guessed_venue, guessed_year = guess_venue_year(first_line)
+        elif len(head.strip()) == 0:
+            raise SourceError(str(path), "the file holds only blank lines")
+    if guessed_venue is None or guessed_year is None:
+        name_venue, name_year = guess_venue_year(path.stem)
+        guessed_venue = guessed_venue or name_venue
+        guessed_year = guessed_year or name_year
+    return SourceFile(
+        path=str(path),
+        format=fmt,
+        checksum=checksum,
+        size=size,
+        encoding=encoding,
+        venue=venue or guessed_venue,
+        year=year if year is not None else guessed_year,
+    )
+
+
+def read_records(source: SourceFile) -> Iterator[RawRecord | Reject]:
+    """Stream the records of an identified file; SourceError if the file as a whole is bad."""
+    count = 0
+    for item in READERS[source.format](source, source.encoding):
+        count += 1
+        yield item
+    if count == 0:
+        what = "no abstracts after the header" if source.format == "text" else "no records"
+        raise SourceError(source.path, f"the file holds {what}")

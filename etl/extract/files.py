@@ -1,0 +1,153 @@
+"""Finding input files and fingerprinting them: paths, formats, checksums, encodings."""
+
+from __future__ import annotations
+
+import codecs
+import glob
+import hashlib
+import io
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import TextIO
+
+from etl.errors import SourceError
+
+FORMATS_BY_SUFFIX = {
+    ".txt": "text",
+    ".text": "text",
+    ".md": "text",
+    ".json": "json",
+    ".jsonl": "jsonl",
+    ".ndjson": "jsonl",
+    ".csv": "csv",
+    ".tsv": "csv",
+}
+CHUNK = 1 << 20
+
+
+def discover(paths: Sequence[str]) -> tuple[list[Path], list[Path]]:
+    """Expand files, folders and globs into (supported files, unsupported files in folders)."""
+    found: list[Path] = []
+    unsupported: list[Path] = []
+    for given in paths:
+        path = Path(given)
+        if path.is_dir():
+            for child in sorted(p for p in path.rglob("*") if p.is_file()):
+                if child.name.startswith("."):
+                    continue
+                (found if child.suffix.lower() in FORMATS_BY_SUFFIX else unsupported).append(child)
+        elif path.is_file():
+            found.append(path)
+        elif glob.has_magic(given):
+            matches = sorted(Path(m) for m in glob.glob(given, recursive=True))
+            files = [m for m in matches if m.is_file()]
+            if not files:
+                raise SourceError(given, "no file matches this pattern")
+            found.extend(files)
+        else:
+            raise SourceError(given, "no such file or folder")
+    unique = list(dict.fromkeys(p.resolve() for p in found))
+    return unique, unsupported
+
+
+def detect_encoding(head: bytes) -> str:
+    """The codec for a file: UTF-16 or UTF-8 when a byte-order mark says so, else strict UTF-8."""
+    if head.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        return "utf-16"
+    return "utf-8-sig"
+
+
+def fingerprint(path: Path) -> tuple[str, int, str]:
+    """Checksum, size and encoding of a file; raise SourceError if it is not readable text."""
+    digest = hashlib.sha256()
+    size = 0
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(CHUNK)
+            encoding = detect_encoding(head)
+            decoder = codecs.getincrementaldecoder(encoding)("strict")
+            chunk = head
+            while chunk:
+                if encoding != "utf-16" and b"\x00" in chunk:
+                    offset = size + chunk.index(b"\x00")
+                    raise SourceError(
+                        str(path), f"looks like a binary file (NUL byte at offset {offset})"
+                    )
+                _decode_checked(decoder, chunk, size, path, encoding)
+                digest.update(chunk)
+                size += len(chunk)
+                chunk = handle.read(CHUNK)
+            _decode_checked(decoder, b"", size, path, encoding, final=True)
+    except OSError as exc:
+        raise SourceError(str(path), f"cannot read: {exc.strerror or exc}") from exc
+    if size == 0:
+        raise SourceError(str(path), "the file is empty")
+    return digest.hexdigest(), size, encoding
+
+
+def _decode_checked(
+    decoder: codecs.IncrementalDecoder,
+    chunk: bytes,
+    offset: int,
+    path: Path,
+    encoding: str,
+    *,
+    final: bool = False,
+) -> None:
+    """Decode a chunk to validate it, naming the byte offset of the first invalid byte."""
+    try:
+        decoder.decode(chunk, final)
+    except UnicodeDecodeError as exc:
+        bad = exc.object[exc.start : exc.start + 1]
+        at = offset + exc.start - _pending_bytes(decoder, chunk, exc)
+        name = "UTF-16" if encoding == "utf-16" else "UTF-8"
+        raise SourceError(
+            str(path),
+            f"not valid {name} text: byte 0x{bad.hex()} at offset {at}; "
+            "convert it to UTF-8 (UTF-8 or UTF-16 with a byte-order mark are accepted)",
+        ) from exc
+
+
+def _pending_bytes(
+    decoder: codecs.IncrementalDecoder, chunk: bytes, exc: UnicodeDecodeError
+) -> int:
+    """Bytes before the chunk that the error's offsets count from (negative for a stripped BOM)."""
+    return len(exc.object) - len(chunk)
+
+
+def open_text(path: Path, encoding: str) -> TextIO:
+    """Open a fingerprinted file as text, newlines left for the readers to handle."""
+    return io.open(path, encoding=encoding, errors="strict", newline="")  # noqa: UP020
+
+
+def detect_format(path: Path, head: str) -> str:
+    """The format of a file, from its suffix, else from its first characters."""
+    fmt = FORMATS_BY_SUFFIX.get(path.suffix.lower())
+    if fmt == "json" and _looks_like_json_lines(head):
+        return "jsonl"
+    if fmt:
+        return fmt
+    stripped = head.lstrip()
+    if stripped.startswith("["):
+        return "json"
+    if stripped.startswith("{"):
+        return "jsonl" if _looks_like_json_lines(head) else "json"
+    return "text"
+
+
+def _looks_like_json_lines(head: str) -> bool:
+    """True when the first two non-blank lines each start a JSON object."""
+    lines = [line.strip() for line in head.splitlines() if line.strip()][:2]
+    return len(lines) == 2 and all(ln.startswith("{") and ln.endswith("}") for ln in lines)
+
+
+def read_head(path: Path, encoding: str, chars: int = 4096) -> str:
+    """The first characters of a file, for format and header detection."""
+    with open_text(path, encoding) as handle:
+        return handle.read(chars)
+
+
+def iter_lines(handle: TextIO) -> Iterator[tuple[int, str]]:
+    """Numbered lines (1-based) with line endings removed."""
+    for number, line in enumerate(handle, start=1):
+        yield number, line.rstrip("\r\n")

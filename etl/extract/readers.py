@@ -1,0 +1,219 @@
+"""Streaming readers, one per format; each yields RawRecord or Reject and never holds a whole file."""
+
+from __future__ import annotations
+
+import csv
+import json
+import re
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import ijson
+
+from etl.errors import SourceError
+from etl.extract.fields import (
+    ABSTRACT_FIELDS,
+    MAX_ABSTRACT_CHARS,
+    TITLE_FIELDS,
+    field_key,
+    record_from_mapping,
+)
+from etl.extract.files import iter_lines, open_text
+from etl.models import RawRecord, Reject, SourceFile
+
+Item = RawRecord | Reject
+
+# Words a header or file name uses around the venue name that are not the venue.
+_NOT_VENUE = {
+    "accepted", "paper", "papers", "list", "lists", "abstract", "abstracts", "the", "of",
+    "and", "main", "track", "conference", "proceedings", "all", "orals", "posters", "oral",
+    "poster", "spotlight", "spotlights", "workshop", "export", "data", "dump", "论文列表",
+}
+_YEAR = re.compile(r"(?<!\d)(19[5-9]\d|20\d{2})(?!\d)")
+_WORD = re.compile(r"[^\W_](?:[^\W_]|-)*")
+
+
+def guess_venue_year(text: str) -> tuple[str | None, int | None]:
+    """Venue and year named in a header or file name, e.g. `Accepted papers — ICLR 2025`."""
+    match = _YEAR.search(text)
+    year = int(match.group(1)) if match else None
+    before = text[: match.start()] if match else text
+    after = text[match.end() :] if match else ""
+    for words in (reversed(_WORD.findall(before)), _WORD.findall(after)):
+        for word in words:
+            if _is_venue_word(word):
+                return word, year
+    return None, year
+
+
+def _is_venue_word(word: str) -> bool:
+    """A token that can be a venue name: has a latin letter, not a filler word, not a number."""
+    if word.lower() in _NOT_VENUE or word.isdigit() or not re.search(r"[A-Za-z]", word):
+        return False
+    return not re.fullmatch(r"[0-9a-f]{8,}", word)  # hashes in file names
+
+
+def is_header(line: str) -> bool:
+    """A first line that names a list rather than being an abstract."""
+    return len(line) <= 200 and bool(_YEAR.search(line)) and line.count(". ") < 2
+
+
+def read_text_list(source: SourceFile, encoding: str) -> Iterator[Item]:
+    """Abstracts separated by blank lines, after an optional header line naming venue and year."""
+    with open_text(Path(source.path), encoding) as handle:
+        block: list[str] = []
+        start = 0
+        seen_content = False
+        for number, line in iter_lines(handle):
+            text = line.strip()
+            if not seen_content and text:
+                seen_content = True
+                if is_header(text):
+                    continue
+            if text:
+                if not block:
+                    start = number
+                block.append(text)
+            elif block:
+                yield _text_record(source, start, block)
+                block = []
+        if block:
+            yield _text_record(source, start, block)
+
+
+def _text_record(source: SourceFile, position: int, lines: list[str]) -> Item:
+    """One abstract from the text list format."""
+    abstract = " ".join(lines)
+    if len(abstract) > MAX_ABSTRACT_CHARS:
+        return Reject(
+            source.path,
+            position,
+            f"abstract is {len(abstract):,} characters; the limit is {MAX_ABSTRACT_CHARS:,}",
+            abstract[:10_000],
+        )
+    return RawRecord(
+        source=source.path,
+        position=position,
+        venue=source.venue,
+        year=source.year,
+        abstract=abstract,
+        raw=abstract,
+    )
+
+
+def read_json_lines(source: SourceFile, encoding: str) -> Iterator[Item]:
+    """One JSON object per line; a broken line is rejected and the rest still load."""
+    with open_text(Path(source.path), encoding) as handle:
+        for number, line in iter_lines(handle):
+            if not line.strip():
+                continue
+            try:
+                value = json.loads(line)
+            except json.JSONDecodeError as exc:
+                yield Reject(source.path, number, f"invalid JSON: {exc.msg} at column {exc.colno}", line)
+                continue
+            yield _json_record(source, number, value, json_text=line)
+
+
+def read_json(source: SourceFile, encoding: str) -> Iterator[Item]:
+    """A JSON array of records, or an object mapping ids (or URLs) to records, streamed."""
+    with open_text(Path(source.path), encoding) as handle:
+        first = handle.read(4096).lstrip()
+        handle.seek(0)
+        count = 0
+        try:
+            if first.startswith("["):
+                for count, value in enumerate(ijson.items(handle, "item", use_float=True), 1):
+                    yield _json_record(source, count, value)
+            elif first.startswith("{"):
+                for key, value in ijson.kvitems(handle, "", use_float=True):
+                    for item in value if isinstance(value, list) else [value]:
+                        count += 1
+                        yield _json_record(source, count, item, source_id=str(key))
+            else:
+                raise SourceError(source.path, "not JSON: expected an array or an object")
+        except ijson.JSONError as exc:
+            raise SourceError(
+                source.path, f"JSON does not parse after record {count}: {exc}"
+            ) from exc
+        if count == 0:
+            raise SourceError(source.path, "the JSON holds no records")
+
+
+def _json_record(
+    source: SourceFile,
+    position: int,
+    value: Any,
+    *,
+    json_text: str | None = None,
+    source_id: str | None = None,
+) -> Item:
+    """A RawRecord from one parsed JSON value, or a Reject if it is not an object."""
+    raw = json_text if json_text is not None else json.dumps(value, ensure_ascii=False, default=str)
+    if not isinstance(value, dict):
+        return Reject(source.path, position, f"expected a JSON object, got {type(value).__name__}", raw)
+    return record_from_mapping(
+        value,
+        source=source.path,
+        position=position,
+        venue=source.venue,
+        year=source.year,
+        raw=raw,
+        source_id=source_id,
+    )
+
+
+def read_csv(source: SourceFile, encoding: str) -> Iterator[Item]:
+    """CSV (or TSV) with a header row naming at least a title or an abstract column."""
+    csv.field_size_limit(min(sys.maxsize, 2**31 - 1))
+    path = Path(source.path)
+    with open_text(path, encoding) as handle:
+        sample = handle.read(65536)
+        handle.seek(0)
+        delimiter = "\t" if path.suffix.lower() == ".tsv" else _sniff_delimiter(sample)
+        reader = csv.DictReader(handle, delimiter=delimiter)
+        columns = reader.fieldnames or []
+        keys = {field_key(c) for c in columns}
+        if not keys & set(TITLE_FIELDS + ABSTRACT_FIELDS):
+            shown = ", ".join(columns[:12]) or "none"
+            raise SourceError(
+                source.path,
+                f"CSV needs a title or abstract column; found columns: {shown}",
+                line=1,
+            )
+        line = 1
+        try:
+            for row in reader:
+                position = line + 1
+                line = reader.line_num
+                raw = json.dumps(row, ensure_ascii=False)
+                if None in row:  # more cells than header columns
+                    row = {k: v for k, v in row.items() if k is not None}
+                yield record_from_mapping(
+                    row,
+                    source=source.path,
+                    position=position,
+                    venue=source.venue,
+                    year=source.year,
+                    raw=raw,
+                )
+        except csv.Error as exc:
+            raise SourceError(source.path, f"CSV does not parse: {exc}", line=reader.line_num) from exc
+
+
+def _sniff_delimiter(sample: str) -> str:
+    """Comma unless the header line clearly uses semicolons or tabs."""
+    header = sample.splitlines()[0] if sample else ""
+    counts = {d: header.count(d) for d in (",", ";", "\t")}
+    best = max(counts, key=lambda d: counts[d])
+    return best if counts[best] > 0 else ","
+
+
+READERS = {
+    "text": read_text_list,
+    "json": read_json,
+    "jsonl": read_json_lines,
+    "csv": read_csv,
+}

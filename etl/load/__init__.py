@@ -1,0 +1,34 @@
+"""Load stage: migrations, set-based writes, runs and locks (SQLAlchemy Core only).
+
+Public entry points: `create_db_engine`, `upgrade_to_head`, `SourceLoader` and the run
+bookkeeping re-exported here.
+"""
+
+from etl.load.database import create_db_engine, recreate_views, upgrade_to_head, view_definitions
+from etl.load.runs import finish_run, run_lock, start_run
+from etl.load.writer import (
+    LoadCounts,
+    SourceLoader,
+    clear_data,
+    delete_orphans,
+    optimize_search,
+    source_state,
+    sync_topics,
+)
+
+__all__ = [
+    "LoadCounts",
+    "SourceLoader",
+    "clear_data",
+    "create_db_engine",
+    "delete_orphans",
+    "finish_run",
+    "optimize_search",
+    "recreate_views",
+    "run_lock",
+    "source_state",
+    "start_run",
+    "sync_topics",
+    "upgrade_to_head",
+    "view_definitions",
+]

@@ -1,0 +1,212 @@
+"""Opening databases, migrating them to head, and (re)creating the packaged views."""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from collections.abc import Iterator
+from dataclasses import dataclass
+from importlib import resources
+from importlib.resources.abc import Traversable
+from pathlib import Path
+from typing import Any
+
+from alembic import command
+from alembic.config import Config
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
+from sqlalchemy import Connection, Engine, create_engine, event, text
+from sqlalchemy.exc import OperationalError, SQLAlchemyError
+
+from etl.config import mask_url
+from etl.errors import DatabaseError
+
+SQLITE_BUSY_TIMEOUT_MS = 30_000
+
+
+def package_dir(package: str, fallback: str) -> Traversable:
+    """A data folder shipped in the package, or the repository's own when running from source."""
+    try:
+        found = resources.files(package)
+        if found.is_dir():
+            return found
+    except ModuleNotFoundError:
+        pass
+    return Path(__file__).resolve().parents[2] / fallback
+
+
+def sql_dir() -> Traversable:
+    """The `sql/` folder: view definitions and dialect-specific search DDL."""
+    return package_dir("etl.sql", "sql")
+
+
+def migrations_dir() -> Traversable:
+    """The Alembic script folder."""
+    return package_dir("etl.migrations", "migrations")
+
+
+def create_db_engine(url: str, *, read_only: bool = False) -> Engine:
+    """An engine with our connection settings: WAL, foreign keys and a busy timeout on SQLite."""
+    try:
+        if url.startswith("sqlite"):
+            return _sqlite_engine(url, read_only=read_only)
+        return create_engine(url, pool_pre_ping=True)
+    except (SQLAlchemyError, ImportError) as exc:
+        raise DatabaseError(f"cannot open {mask_url(url)}: {exc}") from exc
+
+
+def _sqlite_engine(url: str, *, read_only: bool) -> Engine:
+    """SQLite engine; read-only opens the file with mode=ro so nothing can be written."""
+    database = url.split("///", 1)[1] if "///" in url else ""
+    if read_only:
+        if not database or database == ":memory:" or not Path(database).exists():
+            raise DatabaseError(f"no database at {url}: run `etl run` first")
+        uri = f"file:{Path(database).resolve()}?mode=ro"
+        engine = create_engine(
+            "sqlite://", creator=lambda: sqlite3.connect(uri, uri=True, check_same_thread=False)
+        )
+    else:
+        if database and database != ":memory:":
+            Path(database).parent.mkdir(parents=True, exist_ok=True)
+        engine = create_engine(url)
+
+    @event.listens_for(engine, "connect")
+    def _configure(dbapi_connection: Any, _record: Any) -> None:
+        # Let Python's sqlite3 leave transaction control to SQLAlchemy (BEGIN issued below).
+        dbapi_connection.isolation_level = None
+        cursor = dbapi_connection.cursor()
+        cursor.execute(f"PRAGMA busy_timeout = {SQLITE_BUSY_TIMEOUT_MS}")
+        cursor.execute("PRAGMA foreign_keys = ON")
+        if not read_only:
+            cursor.execute("PRAGMA journal_mode = WAL")
+            cursor.execute("PRAGMA synchronous = NORMAL")
+        cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def _begin(connection: Connection) -> None:
+        connection.exec_driver_sql("BEGIN")
+
+    return engine
+
+
+def alembic_config(connection: Connection | None = None) -> Config:
+    """Alembic configuration pointing at the packaged migrations."""
+    config = Config()
+    config.set_main_option("script_location", str(migrations_dir()))
+    if connection is not None:
+        config.attributes["connection"] = connection
+    return config
+
+
+def upgrade_to_head(engine: Engine) -> None:
+    """Apply every pending migration; the schema exists only through them."""
+    try:
+        with engine.begin() as connection:
+            if current_revision(connection) == head_revision():
+                return
+            command.upgrade(alembic_config(connection), "head")
+    except OperationalError as exc:
+        raise DatabaseError(f"cannot migrate {mask_url(str(engine.url))}: {exc.orig}") from exc
+
+
+def current_revision(connection: Connection) -> str | None:
+    """The database's Alembic revision (None for an empty database)."""
+    return MigrationContext.configure(connection).get_current_revision()
+
+
+def head_revision() -> str | None:
+    """The newest migration shipped with the package."""
+    return ScriptDirectory.from_config(alembic_config()).get_current_head()
+
+
+def split_statements(sql: str) -> Iterator[str]:
+    """Statements of an SQL file (trigger bodies with inner semicolons stay whole)."""
+    buffer = ""
+    for line in sql.splitlines(keepends=True):
+        buffer += line
+        if buffer.rstrip().endswith(";") and sqlite3.complete_statement(buffer):
+            statement = buffer.strip()
+            buffer = ""
+            if _strip_comments(statement).strip(" ;\n"):
+                yield statement
+    if _strip_comments(buffer).strip():
+        yield buffer.strip()
+
+
+def _strip_comments(sql: str) -> str:
+    return re.sub(r"--[^\n]*", "", sql)
+
+
+def run_sql_file(connection: Connection, relative: str) -> None:
+    """Execute every statement of a file under sql/."""
+    for statement in split_statements(sql_dir().joinpath(relative).read_text("utf-8")):
+        connection.exec_driver_sql(statement)
+
+
+@dataclass(frozen=True)
+class ViewDefinition:
+    """A packaged view: its name, one-line description, column comments and SQL."""
+
+    name: str
+    description: str
+    column_comments: dict[str, str]
+    sql: str
+
+
+def view_definitions(dialect: str) -> list[ViewDefinition]:
+    """The packaged views for a dialect: `sql/views/NAME.sql`, or `NAME.DIALECT.sql` if present."""
+    folder = sql_dir().joinpath("views")
+    files = {f.name: f for f in folder.iterdir() if f.name.endswith(".sql")}
+    views = []
+    for name in sorted(n for n in files if n.count(".") == 1):
+        stem = name[: -len(".sql")]
+        chosen = files.get(f"{stem}.{dialect}.sql", files[name])
+        views.append(parse_view(stem, chosen.read_text("utf-8")))
+    return views
+
+
+def parse_view(name: str, sql: str) -> ViewDefinition:
+    """Read the header comments of a view file: the first is the description."""
+    description = ""
+    columns: dict[str, str] = {}
+    for line in sql.splitlines():
+        if not line.startswith("--"):
+            break
+        comment = line[2:].strip()
+        if match := re.match(r"column\s+(\w+):\s*(.+)", comment):
+            columns[match.group(1)] = match.group(2)
+        elif comment and not description:
+            description = comment
+    return ViewDefinition(name, description, columns, sql)
+
+
+def recreate_views(connection: Connection) -> None:
+    """Drop and create every packaged view from its file (views are replaceable objects)."""
+    dialect = connection.dialect.name
+    definitions = view_definitions(dialect)
+    drop_views(connection)
+    for view in definitions:
+        for statement in split_statements(view.sql):
+            connection.exec_driver_sql(statement)
+        if dialect == "postgresql":
+            _comment_view(connection, view)
+
+
+def drop_views(connection: Connection) -> None:
+    """Drop every packaged view that exists."""
+    for view in reversed(view_definitions(connection.dialect.name)):
+        connection.exec_driver_sql(f"DROP VIEW IF EXISTS {view.name}")
+
+
+def _comment_view(connection: Connection, view: ViewDefinition) -> None:
+    """COMMENT ON the view and its documented columns (PostgreSQL)."""
+    connection.execute(text(f"COMMENT ON VIEW {view.name} IS {_literal(view.description)}"))
+    for column, comment in view.column_comments.items():
+        connection.execute(
+            text(f"COMMENT ON COLUMN {view.name}.{column} IS {_literal(comment)}")
+        )
+
+
+def _literal(value: str) -> str:
+    """A quoted SQL string literal (COMMENT ON takes no bound parameters)."""
+    return "'" + value.replace("'", "''") + "'"

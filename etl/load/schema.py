@@ -1,0 +1,224 @@
+"""The one schema definition: SQLAlchemy Core tables, Alembic's target metadata.
+
+Search structures that differ by dialect (an FTS5 table on SQLite, a `tsvector` column with a
+GIN index on PostgreSQL) are created by the migrations from `sql/` and are not part of this
+metadata; `SEARCH_OBJECTS` names them so Alembic's comparison leaves them alone.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import (
+    BigInteger,
+    Column,
+    DateTime,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    Table,
+    Text,
+)
+
+NAMING_CONVENTION = {
+    "ix": "ix_%(table_name)s_%(column_0_N_name)s",
+    "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+SEARCH_OBJECTS = frozenset({"papers_fts", "search_vector", "ix_papers_search_vector"})
+
+metadata = MetaData(naming_convention=NAMING_CONVENTION)
+
+# An integer surrogate key: INTEGER PRIMARY KEY (the rowid) on SQLite, BIGINT identity elsewhere.
+SurrogateKey = BigInteger().with_variant(Integer(), "sqlite")
+
+
+def _key() -> Column[int]:
+    return Column("id", SurrogateKey, primary_key=True, autoincrement=True)
+
+
+def _paper_ref(**kwargs: object) -> Column[str]:
+    return Column(
+        "paper_id", Text, ForeignKey("papers.id", ondelete="CASCADE"), nullable=False, **kwargs
+    )
+
+
+runs = Table(
+    "runs",
+    metadata,
+    _key(),
+    Column("started_at", DateTime, nullable=False),
+    Column("finished_at", DateTime),
+    Column("status", Text, nullable=False, comment="running, succeeded, partial, failed, interrupted"),
+    Column("sources_loaded", Integer, nullable=False, default=0),
+    Column("sources_skipped", Integer, nullable=False, default=0),
+    Column("sources_failed", Integer, nullable=False, default=0),
+    Column("papers_inserted", Integer, nullable=False, default=0),
+    Column("papers_updated", Integer, nullable=False, default=0),
+    Column("papers_unchanged", Integer, nullable=False, default=0),
+    Column("papers_removed", Integer, nullable=False, default=0),
+    Column("links", Integer, nullable=False, default=0),
+    Column("methods", Integer, nullable=False, default=0),
+    Column("rejects", Integer, nullable=False, default=0),
+    Column("seconds", Float),
+    Column("stage_seconds", Text, comment="JSON object: seconds per stage"),
+    Column("options", Text, comment="JSON object: the options the run was given"),
+    Column("message", Text),
+    comment="One row per `etl run`.",
+)
+
+sources = Table(
+    "sources",
+    metadata,
+    _key(),
+    Column("path", Text, nullable=False, unique=True),
+    Column("checksum", Text, nullable=False, comment="SHA-256 of the file's bytes"),
+    Column("fingerprint", Text, nullable=False, comment="transform version and taxonomy hash"),
+    Column("format", Text, nullable=False),
+    Column("venue", Text),
+    Column("year", Integer),
+    Column("size_bytes", BigInteger, nullable=False),
+    Column("record_count", Integer, nullable=False),
+    Column("reject_count", Integer, nullable=False, default=0),
+    Column("loaded_at", DateTime, nullable=False),
+    Column("run_id", ForeignKey("runs.id"), nullable=False),
+    comment="Each input file loaded.",
+)
+
+papers = Table(
+    "papers",
+    metadata,
+    Column("pk", SurrogateKey, primary_key=True, autoincrement=True,
+           comment="internal row number (the full-text index's rowid)"),
+    Column("id", Text, nullable=False, unique=True, comment="stable id from the paper's content"),
+    Column("venue", Text),
+    Column("year", Integer),
+    Column("title", Text),
+    Column("abstract", Text, nullable=False, comment="abstract without markup"),
+    Column("abstract_raw", Text, nullable=False, comment="abstract as written in the source"),
+    Column("status", Text, comment="status or track from the source"),
+    Column("keywords", Text, comment="JSON array"),
+    Column("extra", Text, comment="JSON object of source fields the extractor does not map"),
+    Column("method_names", Text, comment="names of the paper's methods, for search"),
+    Column("content_hash", Text, nullable=False),
+    Column("created_run_id", ForeignKey("runs.id"), nullable=False),
+    Column("updated_run_id", ForeignKey("runs.id"), nullable=False),
+    Index(None, "venue", "year"),
+    comment="One row per distinct paper.",
+)
+
+paper_sources = Table(
+    "paper_sources",
+    metadata,
+    _paper_ref(primary_key=True),
+    Column("source_id", ForeignKey("sources.id", ondelete="CASCADE"), primary_key=True),
+    Column("position", Integer, primary_key=True, comment="line (text, JSON Lines, CSV) or record number"),
+    Column("run_id", ForeignKey("runs.id"), nullable=False, comment="the last run that saw it there"),
+    Index(None, "source_id", "run_id"),
+    comment="Where each paper was seen.",
+)
+
+authors = Table(
+    "authors",
+    metadata,
+    _key(),
+    Column("name", Text, nullable=False, unique=True),
+)
+
+paper_authors = Table(
+    "paper_authors",
+    metadata,
+    _paper_ref(primary_key=True),
+    Column("position", Integer, primary_key=True, comment="1 for the first author"),
+    Column("author_id", ForeignKey("authors.id"), nullable=False, index=True),
+)
+
+methods = Table(
+    "methods",
+    metadata,
+    _key(),
+    Column("key", Text, nullable=False, unique=True, comment="normalised name the aliases merge on"),
+    Column("name", Text, nullable=False, comment="canonical name"),
+    Column("kind", Text, nullable=False, comment="method, model, benchmark, dataset, loss ..."),
+    comment="Named methods, models, benchmarks and datasets, one row per artifact.",
+)
+
+method_aliases = Table(
+    "method_aliases",
+    metadata,
+    Column("key", Text, primary_key=True, comment="normalised alias"),
+    Column("alias", Text, nullable=False),
+    Column("method_id", ForeignKey("methods.id", ondelete="CASCADE"), nullable=False, index=True),
+)
+
+paper_methods = Table(
+    "paper_methods",
+    metadata,
+    _paper_ref(primary_key=True),
+    Column("method_id", ForeignKey("methods.id", ondelete="CASCADE"), primary_key=True, index=True),
+    Column("role", Text, nullable=False, comment="introduced or mentioned"),
+    Column("surface", Text, nullable=False, comment="the form as written"),
+)
+
+acronyms = Table(
+    "acronyms",
+    metadata,
+    _paper_ref(primary_key=True),
+    Column("acronym", Text, primary_key=True),
+    Column("expansion", Text, primary_key=True),
+    Index(None, "acronym"),
+)
+
+topics = Table(
+    "topics",
+    metadata,
+    Column("slug", Text, primary_key=True),
+    Column("name", Text, nullable=False),
+    Column("parent_slug", ForeignKey("topics.slug"), comment="the area a topic belongs to"),
+    Column("terms", Text, comment="JSON array of the terms that signal the topic"),
+)
+
+paper_topics = Table(
+    "paper_topics",
+    metadata,
+    _paper_ref(primary_key=True),
+    Column("topic_slug", ForeignKey("topics.slug"), primary_key=True, index=True),
+    Column("score", Float, nullable=False),
+    Column("evidence", Text, nullable=False, comment="the terms that matched, comma separated"),
+)
+
+links = Table(
+    "links",
+    metadata,
+    _key(),
+    Column("url", Text, nullable=False, unique=True, comment="normalised URL"),
+    Column("host", Text, nullable=False),
+    Column("kind", Text, nullable=False, comment="code, project, paper, data or other"),
+    Column("repo_owner", Text),
+    Column("repo_name", Text),
+)
+
+paper_links = Table(
+    "paper_links",
+    metadata,
+    _paper_ref(primary_key=True),
+    Column("link_id", ForeignKey("links.id", ondelete="CASCADE"), primary_key=True, index=True),
+    Column("found_in", Text, nullable=False, comment="abstract, title or the record field"),
+)
+
+rejects = Table(
+    "rejects",
+    metadata,
+    _key(),
+    Column("run_id", ForeignKey("runs.id", ondelete="CASCADE"), nullable=False, index=True),
+    Column("source_path", Text, nullable=False),
+    Column("position", Integer, nullable=False),
+    Column("reason", Text, nullable=False),
+    Column("raw", Text, nullable=False),
+    comment="Records that could not be loaded, with the reason and their raw text.",
+)
+
+# Tables whose rows hang off a paper and are rewritten when the paper changes.
+PAPER_CHILDREN = (paper_authors, paper_links, paper_methods, acronyms, paper_topics)

@@ -1,0 +1,175 @@
+"""Typed records the stages hand to each other (frozen, so a stage cannot alter another's data)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True, slots=True)
+class SourceFile:
+    """One input file, identified and fingerprinted before it is parsed."""
+
+    path: str
+    format: str  # "text", "json", "jsonl" or "csv"
+    checksum: str
+    size: int
+    encoding: str
+    venue: str | None
+    year: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class RawRecord:
+    """One paper as the extractor read it: fields mapped to known names, the rest kept."""
+
+    source: str
+    position: int  # 1-based line number (text, JSON Lines, CSV) or record number (JSON)
+    venue: str | None
+    year: int | None
+    title: str | None = None
+    abstract: str | None = None
+    authors: tuple[str, ...] = ()
+    keywords: tuple[str, ...] = ()
+    links: tuple[tuple[str, str], ...] = ()  # (field name, URL as written)
+    status: str | None = None
+    source_id: str | None = None
+    extra: str | None = None  # JSON text of fields the extractor does not understand
+    raw: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Reject:
+    """A record that could not become a paper, with the reason and its raw text."""
+
+    source: str
+    position: int
+    reason: str
+    raw: str
+
+
+@dataclass(frozen=True, slots=True)
+class Link:
+    """A normalised URL, classified, with where it was found."""
+
+    url: str
+    host: str
+    kind: str  # code, project, paper, data, other
+    found_in: str  # "abstract", "title" or the record field name
+    repo_owner: str | None = None
+    repo_name: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class MethodMention:
+    """A named artifact in a paper: what it is called, what kind, and whether the paper made it."""
+
+    name: str
+    kind: str
+    role: str  # "introduced" or "mentioned"
+    surface: str  # the form as written
+    aliases: tuple[str, ...] = ()
+    keys: tuple[str, ...] = ()  # normalised name and aliases: spellings that merge into one method
+
+
+@dataclass(frozen=True, slots=True)
+class Acronym:
+    """An acronym defined in a paper's text."""
+
+    acronym: str
+    expansion: str
+
+
+@dataclass(frozen=True, slots=True)
+class TopicHit:
+    """A topic assigned to a paper, with the score and the terms that matched."""
+
+    slug: str
+    score: float
+    evidence: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Topic:
+    """A node of the taxonomy."""
+
+    slug: str
+    name: str
+    parent: str | None
+    terms: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Paper:
+    """The paper row: cleaned and original text plus the fields kept from the source."""
+
+    id: str
+    venue: str | None
+    year: int | None
+    title: str | None
+    abstract: str
+    abstract_raw: str
+    status: str | None
+    keywords: tuple[str, ...]
+    extra: str | None
+    method_names: str
+
+
+@dataclass(frozen=True, slots=True)
+class PaperBundle:
+    """A paper and everything the transform found in it, ready to load."""
+
+    paper: Paper
+    source: str
+    position: int
+    authors: tuple[str, ...] = ()
+    links: tuple[Link, ...] = ()
+    methods: tuple[MethodMention, ...] = ()
+    acronyms: tuple[Acronym, ...] = ()
+    topics: tuple[TopicHit, ...] = ()
+    content_hash: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class SourceReport:
+    """What happened to one source in a run."""
+
+    path: str
+    format: str
+    status: str  # "loaded", "unchanged" (skipped), "failed"
+    records: int = 0
+    rejects: int = 0
+    message: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class RunReport:
+    """The result of `etl run`, printed by the CLI and stored in `runs`."""
+
+    run_id: int
+    status: str
+    sources: tuple[SourceReport, ...]
+    papers_inserted: int
+    papers_updated: int
+    papers_unchanged: int
+    papers_removed: int
+    links: int
+    methods: int
+    rejects: int
+    seconds: float
+    stage_seconds: dict[str, float] = field(default_factory=dict)
+    database: str = ""
+
+    @property
+    def sources_loaded(self) -> int:
+        """Sources read and written in this run."""
+        return sum(1 for s in self.sources if s.status == "loaded")
+
+    @property
+    def sources_skipped(self) -> int:
+        """Sources skipped because their checksum had not changed."""
+        return sum(1 for s in self.sources if s.status == "unchanged")
+
+    @property
+    def sources_failed(self) -> int:
+        """Sources that could not be read at all."""
+        return sum(1 for s in self.sources if s.status == "failed")

@@ -1,0 +1,293 @@
+"""The pipeline: the only module that wires extract, transform and load together."""
+
+from __future__ import annotations
+
+import hashlib
+import multiprocessing
+import os
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import Executor, ProcessPoolExecutor
+from contextlib import ExitStack
+from dataclasses import asdict, dataclass, field
+from itertools import islice
+from pathlib import Path
+
+from sqlalchemy import Engine
+
+from etl import extract, load
+from etl.config import mask_url, resolve_database_url
+from etl.errors import EtlError, SourceError
+from etl.load.database import package_dir
+from etl.models import PaperBundle, RawRecord, Reject, RunReport, SourceFile, SourceReport
+from etl.transform import Taxonomy, load_taxonomy, transform
+
+# Bump when the transform's output changes, so unchanged sources are re-read once.
+TRANSFORM_VERSION = "1"
+BATCH_SIZE = 2000
+
+ProgressCallback = Callable[[str, int], None]  # (event, count): "source" or "records"
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """What `etl run` was asked to do."""
+
+    paths: tuple[str, ...] = ()
+    database_url: str | None = None
+    venue: str | None = None
+    year: int | None = None
+    taxonomy: str | None = None
+    full_refresh: bool = False
+    workers: int = 1
+    wait: bool = False
+    batch_size: int = BATCH_SIZE
+
+
+@dataclass
+class _Totals:
+    """Counts accumulated over a run's sources."""
+
+    sources: list[SourceReport] = field(default_factory=list)
+    inserted: int = 0
+    updated: int = 0
+    unchanged: int = 0
+    removed: int = 0
+    links: int = 0
+    methods: int = 0
+    rejects: int = 0
+    stages: dict[str, float] = field(default_factory=dict)
+
+    def time(self, stage: str, seconds: float) -> None:
+        self.stages[stage] = self.stages.get(stage, 0.0) + seconds
+
+
+def default_paths() -> tuple[str, ...]:
+    """The packaged seed lists, loaded when `etl run` is given no path."""
+    return (str(package_dir("etl.seeds", "seeds")),)
+
+
+def run(options: RunOptions, progress: ProgressCallback | None = None) -> RunReport:
+    """Extract, transform and load every source; one transaction per source."""
+    started = time.perf_counter()
+    url = resolve_database_url(options.database_url)
+    taxonomy = load_taxonomy(options.taxonomy)
+    files, unsupported = extract.discover(options.paths or default_paths())
+    engine = load.create_db_engine(url)
+    totals = _Totals(sources=[SourceReport(str(p), "unknown", "ignored", message="unsupported file type") for p in unsupported])
+    try:
+        with load.run_lock(engine, wait=options.wait):
+            tick = time.perf_counter()
+            load.upgrade_to_head(engine)
+            totals.time("migrate", time.perf_counter() - tick)
+            run_id = load.start_run(engine, _options_record(options))
+            status, message = "failed", None
+            try:
+                _load_all(engine, files, options, taxonomy, run_id, totals, progress)
+                status = _status(totals)
+            except KeyboardInterrupt:
+                status, message = "interrupted", "interrupted by the user"
+                raise
+            except EtlError as exc:
+                message = str(exc)
+                raise
+            finally:
+                report = _report(run_id, status, totals, started, mask_url(url))
+                load.finish_run(engine, report, message)
+    finally:
+        engine.dispose()
+    return report
+
+
+def _load_all(
+    engine: Engine,
+    files: Sequence[Path],
+    options: RunOptions,
+    taxonomy: Taxonomy,
+    run_id: int,
+    totals: _Totals,
+    progress: ProgressCallback | None,
+) -> None:
+    """Load each source in its own transaction, then tidy shared rows."""
+    fingerprint = _fingerprint(taxonomy)
+    with engine.begin() as connection:
+        if options.full_refresh:
+            load.clear_data(connection)
+        load.sync_topics(connection, taxonomy.topics)
+    with ExitStack() as stack:
+        pool = _Pool(stack, options.workers, taxonomy)
+        for path in files:
+            totals.sources.append(_load_source(engine, path, options, pool, run_id, fingerprint, totals, progress))
+            if progress:
+                progress("source", 1)
+    tick = time.perf_counter()
+    with engine.begin() as connection:
+        load.delete_orphans(connection)
+        if totals.inserted + totals.updated > 10 * BATCH_SIZE:
+            load.optimize_search(connection)
+    totals.time("index", time.perf_counter() - tick)
+
+
+def _load_source(
+    engine: Engine,
+    path: Path,
+    options: RunOptions,
+    pool: _Pool,
+    run_id: int,
+    fingerprint: str,
+    totals: _Totals,
+    progress: ProgressCallback | None,
+) -> SourceReport:
+    """Load one file atomically: all of its records, or (on a file-level error) none."""
+    tick = time.perf_counter()
+    try:
+        source = extract.identify(path, venue=options.venue, year=options.year)
+    except SourceError as exc:
+        return SourceReport(str(path), "unknown", "failed", message=str(exc))
+    finally:
+        totals.time("extract", time.perf_counter() - tick)
+    with engine.connect() as connection:
+        state = load.source_state(connection, source.path)
+    if state == (source.checksum, fingerprint) and not options.full_refresh:
+        return SourceReport(source.path, source.format, "unchanged")
+    try:
+        with engine.begin() as connection:
+            loader = load.SourceLoader(connection, source, run_id, fingerprint)
+            for bundles, rejects in pool.transform(_batches(source, options.batch_size, totals), totals):
+                tick = time.perf_counter()
+                loader.write(bundles, rejects)
+                totals.time("load", time.perf_counter() - tick)
+                if progress:
+                    progress("records", len(bundles) + len(rejects))
+            counts = loader.finish()
+    except SourceError as exc:
+        return SourceReport(source.path, source.format, "failed", message=str(exc))
+    totals.inserted += counts.inserted
+    totals.updated += counts.updated
+    totals.unchanged += counts.unchanged
+    totals.removed += counts.removed
+    totals.links += counts.links
+    totals.methods += counts.methods
+    totals.rejects += counts.rejects
+    return SourceReport(source.path, source.format, "loaded", counts.records, counts.rejects)
+
+
+def _batches(source: SourceFile, size: int, totals: _Totals) -> Iterator[list[RawRecord | Reject]]:
+    """Records in bounded batches, timing the extraction."""
+    records = extract.read_records(source)
+    while True:
+        tick = time.perf_counter()
+        batch = list(islice(records, size))
+        totals.time("extract", time.perf_counter() - tick)
+        if not batch:
+            return
+        yield batch
+
+
+class _Pool:
+    """Runs the pure transform inline, or in worker processes once a run has several batches."""
+
+    def __init__(self, stack: ExitStack, workers: int, taxonomy: Taxonomy):
+        self.stack = stack
+        self.workers = max(1, workers)
+        self.taxonomy = taxonomy
+        self.executor: Executor | None = None
+        self.batches_seen = 0
+
+    def transform(
+        self, batches: Iterable[list[RawRecord | Reject]], totals: _Totals
+    ) -> Iterator[tuple[list[PaperBundle], list[Reject]]]:
+        """Transformed batches in input order; workers keep at most 2 batches each in flight."""
+        pending: list[object] = []
+        for batch in batches:
+            self.batches_seen += 1
+            executor = self._executor()
+            if executor is None:
+                tick = time.perf_counter()
+                result = transform_batch(batch, self.taxonomy)
+                totals.time("transform", time.perf_counter() - tick)
+                yield result
+                continue
+            pending.append(executor.submit(transform_batch, batch, None))
+            while len(pending) >= 2 * self.workers:
+                yield self._wait(pending.pop(0), totals)
+        while pending:
+            yield self._wait(pending.pop(0), totals)
+
+    def _wait(self, future: object, totals: _Totals) -> tuple[list[PaperBundle], list[Reject]]:
+        tick = time.perf_counter()
+        result = future.result()  # type: ignore[attr-defined]
+        totals.time("transform", time.perf_counter() - tick)
+        return result  # type: ignore[no-any-return]
+
+    def _executor(self) -> Executor | None:
+        if self.workers == 1 or self.batches_seen < 2:
+            return None
+        if self.executor is None:
+            context = multiprocessing.get_context("spawn")
+            self.executor = self.stack.enter_context(
+                ProcessPoolExecutor(
+                    self.workers, mp_context=context, initializer=_init_worker, initargs=(self.taxonomy,)
+                )
+            )
+        return self.executor
+
+
+_worker_taxonomy: Taxonomy | None = None
+
+
+def _init_worker(taxonomy: Taxonomy) -> None:
+    global _worker_taxonomy
+    _worker_taxonomy = taxonomy
+
+
+def transform_batch(
+    batch: Sequence[RawRecord | Reject], taxonomy: Taxonomy | None
+) -> tuple[list[PaperBundle], list[Reject]]:
+    """Transform a batch; rejects pass through untouched."""
+    chosen = taxonomy or _worker_taxonomy
+    assert chosen is not None, "worker started without a taxonomy"
+    bundles = [transform(item, chosen) for item in batch if isinstance(item, RawRecord)]
+    rejects = [item for item in batch if isinstance(item, Reject)]
+    return bundles, rejects
+
+
+def _fingerprint(taxonomy: Taxonomy) -> str:
+    """What besides a file's bytes decides its papers: transform version and taxonomy."""
+    digest = hashlib.sha256(repr(taxonomy.topics).encode("utf-8")).hexdigest()[:16]
+    return f"transform-{TRANSFORM_VERSION}/taxonomy-{digest}"
+
+
+def _status(totals: _Totals) -> str:
+    """`succeeded`, or `partial` when a source failed or records were rejected."""
+    failed = any(s.status == "failed" for s in totals.sources)
+    return "partial" if failed or totals.rejects else "succeeded"
+
+
+def _options_record(options: RunOptions) -> dict[str, object]:
+    record = asdict(options)
+    record["database_url"] = mask_url(resolve_database_url(options.database_url))
+    return record
+
+
+def _report(run_id: int, status: str, totals: _Totals, started: float, database: str) -> RunReport:
+    return RunReport(
+        run_id=run_id,
+        status=status,
+        sources=tuple(totals.sources),
+        papers_inserted=totals.inserted,
+        papers_updated=totals.updated,
+        papers_unchanged=totals.unchanged,
+        papers_removed=totals.removed,
+        links=totals.links,
+        methods=totals.methods,
+        rejects=totals.rejects,
+        seconds=time.perf_counter() - started,
+        stage_seconds=dict(totals.stages),
+        database=database,
+    )
+
+
+def default_workers() -> int:
+    """The machine's cores."""
+    return os.cpu_count() or 1

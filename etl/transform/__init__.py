@@ -1,0 +1,56 @@
+"""Transform stage: pure functions from a raw record to a paper bundle (no I/O of any kind).
+
+Public entry point: `transform(record, taxonomy)`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from etl.models import Paper, PaperBundle, RawRecord
+from etl.transform.acronyms import find_acronyms
+from etl.transform.clean import clean_text, emphasized
+from etl.transform.ids import content_hash, paper_id
+from etl.transform.links import collect_links
+from etl.transform.methods import find_methods
+from etl.transform.topics import Taxonomy, assign_topics, load_taxonomy
+
+__all__ = ["Taxonomy", "load_taxonomy", "transform"]
+
+
+def transform(record: RawRecord, taxonomy: Taxonomy) -> PaperBundle:
+    """Clean a record's text and find its links, methods, acronyms and topics."""
+    raw_abstract = record.abstract or ""
+    abstract = clean_text(raw_abstract)
+    title = clean_text(record.title) if record.title else None
+    full_text = f"{title}. {abstract}" if title else abstract
+    raw_full = f"{record.title}. {raw_abstract}" if record.title else raw_abstract
+    acronyms = find_acronyms(full_text)
+    methods = find_methods(full_text, emphasized(raw_full), acronyms)
+    texts = {"title": record.title or "", "abstract": raw_abstract}
+    links = collect_links({k: v for k, v in texts.items() if v}, record.links)
+    topics = assign_topics(full_text, taxonomy)
+    paper = Paper(
+        id=paper_id(abstract, title),
+        venue=record.venue,
+        year=record.year,
+        title=title,
+        abstract=abstract,
+        abstract_raw=raw_abstract,
+        status=record.status,
+        keywords=record.keywords,
+        extra=record.extra,
+        method_names=" ".join(dict.fromkeys(m.name for m in methods)),
+    )
+    bundle = PaperBundle(
+        paper=paper,
+        source=record.source,
+        position=record.position,
+        authors=record.authors,
+        links=links,
+        methods=methods,
+        acronyms=acronyms,
+        topics=topics,
+    )
+    digest = content_hash((paper, record.authors, links, methods, acronyms, topics))
+    return replace(bundle, content_hash=digest)

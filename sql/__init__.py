@@ -1,0 +1,1 @@
+"""SQL shipped with the package: view definitions and dialect-specific search DDL."""

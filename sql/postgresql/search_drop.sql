@@ -1,0 +1,2 @@
+DROP INDEX IF EXISTS ix_papers_search_vector;
+ALTER TABLE papers DROP COLUMN IF EXISTS search_vector;

@@ -1,0 +1,22 @@
+-- One row per paper: its text with topics, methods and code links joined by '; '.
+-- column paper_id: the paper's stable id (papers.id)
+-- column topics: topic names, best first
+-- column methods: method names, introduced first
+-- column code_urls: code repository URLs
+CREATE VIEW paper_overview AS
+SELECT
+    p.id AS paper_id,
+    p.venue,
+    p.year,
+    p.title,
+    p.abstract,
+    (SELECT string_agg(t.name, '; ' ORDER BY pt.score DESC, t.name)
+        FROM paper_topics AS pt JOIN topics AS t ON t.slug = pt.topic_slug
+        WHERE pt.paper_id = p.id) AS topics,
+    (SELECT string_agg(m.name, '; ' ORDER BY pm.role, m.name)
+        FROM paper_methods AS pm JOIN methods AS m ON m.id = pm.method_id
+        WHERE pm.paper_id = p.id) AS methods,
+    (SELECT string_agg(l.url, '; ' ORDER BY l.url)
+        FROM paper_links AS pl JOIN links AS l ON l.id = pl.link_id
+        WHERE pl.paper_id = p.id AND l.kind = 'code') AS code_urls
+FROM papers AS p;

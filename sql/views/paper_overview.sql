@@ -1,0 +1,22 @@
+-- One row per paper: its text with topics, methods and code links joined by '; '.
+-- column paper_id: the paper's stable id (papers.id)
+-- column topics: topic names, best first
+-- column methods: method names, introduced first
+-- column code_urls: code repository URLs
+CREATE VIEW paper_overview AS
+SELECT
+    p.id AS paper_id,
+    p.venue,
+    p.year,
+    p.title,
+    p.abstract,
+    (SELECT group_concat(name, '; ') FROM (
+        SELECT t.name FROM paper_topics AS pt JOIN topics AS t ON t.slug = pt.topic_slug
+        WHERE pt.paper_id = p.id ORDER BY pt.score DESC, t.name)) AS topics,
+    (SELECT group_concat(name, '; ') FROM (
+        SELECT m.name FROM paper_methods AS pm JOIN methods AS m ON m.id = pm.method_id
+        WHERE pm.paper_id = p.id ORDER BY pm.role, m.name)) AS methods,
+    (SELECT group_concat(url, '; ') FROM (
+        SELECT l.url FROM paper_links AS pl JOIN links AS l ON l.id = pl.link_id
+        WHERE pl.paper_id = p.id AND l.kind = 'code' ORDER BY l.url)) AS code_urls
+FROM papers AS p;
