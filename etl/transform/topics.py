@@ -12,14 +12,20 @@ from etl.errors import TaxonomyError
 from etl.models import Topic, TopicHit
 
 MAX_TOPICS = 3
+WORD_RE = re.compile(r"\w+")
+
+
+Tokens = tuple[str, ...]
 
 
 @dataclass(frozen=True)
 class Taxonomy:
-    """Topics with compiled term patterns; built once per run and shared by every transform."""
+    """Topics with their terms indexed by word sequence; built once per run, shared by workers."""
 
     topics: tuple[Topic, ...]
-    patterns: tuple[tuple[str, str, re.Pattern[str]], ...]  # (slug, term, pattern)
+    words: dict[Tokens, tuple[tuple[str, str], ...]]  # lowercased words -> (slug, term)
+    acronyms: dict[Tokens, tuple[tuple[str, str], ...]]  # exact-case words -> (slug, term)
+    longest: int
 
 
 def load_taxonomy(path: str | Path | None = None) -> Taxonomy:
@@ -59,32 +65,66 @@ def build_taxonomy(entries: object, where: str = "taxonomy") -> Taxonomy:
     for topic in topics:
         if topic.parent is not None and topic.parent not in slugs:
             raise TaxonomyError(f"{where}: topic {topic.slug!r} has unknown parent {topic.parent!r}")
-    patterns = tuple(
-        (topic.slug, term, term_pattern(term)) for topic in topics for term in topic.terms
+    words: dict[Tokens, list[tuple[str, str]]] = {}
+    acronyms: dict[Tokens, list[tuple[str, str]]] = {}
+    for topic in topics:
+        for term in topic.terms:
+            tokens = tuple(WORD_RE.findall(term))
+            if not tokens:
+                continue
+            if is_acronym_term(term):
+                acronyms.setdefault(tokens, []).append((topic.slug, term))
+            else:
+                words.setdefault(tuple(t.lower() for t in tokens), []).append((topic.slug, term))
+    longest = max((len(k) for k in [*words, *acronyms]), default=1)
+    return Taxonomy(
+        tuple(topics),
+        {k: tuple(v) for k, v in words.items()},
+        {k: tuple(v) for k, v in acronyms.items()},
+        longest,
     )
-    return Taxonomy(tuple(topics), patterns)
 
 
-def term_pattern(term: str) -> re.Pattern[str]:
-    """Whole-word match; plurals accepted; hyphens and spaces interchangeable; acronyms exact."""
-    words = [re.escape(w) for w in re.split(r"[\s-]+", term.strip()) if w]
-    body = r"[\s-]+".join(words)
-    acronym = term.upper() == term and any(c.isalpha() for c in term)
-    flags = 0 if acronym else re.IGNORECASE
-    return re.compile(rf"(?<![\w-]){body}(?:s|es)?(?![\w])", flags)
+def is_acronym_term(term: str) -> bool:
+    """Terms in capitals (LLM, GNN) match case-sensitively; others ignore case."""
+    return term.upper() == term and any(c.isalpha() for c in term)
+
+
+def _singulars(word: str) -> tuple[str, ...]:
+    """The word and the forms it has without a plural ending."""
+    forms = [word]
+    if len(word) > 3 and word.endswith("es"):
+        forms.append(word[:-2])
+    if len(word) > 2 and word.endswith("s"):
+        forms.append(word[:-1])
+    return tuple(forms)
+
+
+def matched_terms(text: str, taxonomy: Taxonomy) -> dict[str, list[str]]:
+    """Terms found in a text, by topic: whole words, hyphens and spaces alike, plurals accepted."""
+    tokens = WORD_RE.findall(text)
+    lowered = [t.lower() for t in tokens]
+    found: dict[str, list[str]] = {}
+    for start in range(len(tokens)):
+        for size in range(1, min(taxonomy.longest, len(tokens) - start) + 1):
+            head = start + size - 1
+            for index, words in ((taxonomy.words, lowered), (taxonomy.acronyms, tokens)):
+                for last in _singulars(words[head]):
+                    for slug, term in index.get((*words[start:head], last), ()):
+                        terms = found.setdefault(slug, [])
+                        if term not in terms:
+                            terms.append(term)
+    return found
 
 
 def assign_topics(text: str, taxonomy: Taxonomy) -> tuple[TopicHit, ...]:
     """The best topics of a text, each scored by the distinct terms that matched."""
-    evidence: dict[str, list[str]] = {}
-    for slug, term, pattern in taxonomy.patterns:
-        if pattern.search(text):
-            evidence.setdefault(slug, []).append(term)
+    evidence = matched_terms(text, taxonomy)
     scored = [
-        (slug, sum(1.0 + 0.5 * (len(term.split()) - 1) for term in terms), terms)
+        (slug, sum(1.0 + 0.5 * (len(WORD_RE.findall(term)) - 1) for term in terms), terms)
         for slug, terms in evidence.items()
     ]
     leaves = {t.slug for t in taxonomy.topics if t.parent is not None}
-    ranked = sorted(scored, key=lambda s: (-(s[0] in leaves), -s[1], s[0]))
+    ranked = sorted(scored, key=lambda s: (s[0] not in leaves, -s[1], s[0]))
     best = [s for s in ranked if s[0] in leaves][:MAX_TOPICS] or ranked[:1]
     return tuple(TopicHit(slug, round(score, 2), tuple(terms)) for slug, score, terms in best)
