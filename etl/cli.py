@@ -24,7 +24,7 @@ F = TypeVar("F", bound=Callable[..., Any])
 EXIT_ERROR = 1
 EXIT_PARTIAL = 3  # the run finished, but some records or files were rejected
 
-err = Console(stderr=True, highlight=False)
+err = Console(stderr=True, highlight=False, soft_wrap=True)
 
 
 def handle_errors(func: F) -> F:

@@ -7,14 +7,9 @@ from sqlalchemy import Connection
 
 from etl.config import resolve_database_url
 from etl.load.database import create_db_engine
-from etl.load.schema import SEARCH_OBJECTS, metadata
+from etl.load.schema import include_object, metadata
 
 config = context.config
-
-
-def include_object(obj: object, name: str | None, type_: str, reflected: bool, compare_to: object) -> bool:
-    """Leave the dialect-specific search objects (made from sql/) out of autogenerate."""
-    return name not in SEARCH_OBJECTS and not (name or "").startswith("papers_fts")
 
 
 def run_with(connection: Connection) -> None:

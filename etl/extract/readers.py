@@ -8,7 +8,7 @@ import re
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 import ijson
 
@@ -122,13 +122,14 @@ def read_json(source: SourceFile, encoding: str) -> Iterator[Item]:
     with open_text(Path(source.path), encoding) as handle:
         first = handle.read(4096).lstrip()
         handle.seek(0)
+        stream = _Utf8Bytes(handle)
         count = 0
         try:
             if first.startswith("["):
-                for count, value in enumerate(ijson.items(handle, "item", use_float=True), 1):
+                for count, value in enumerate(ijson.items(stream, "item", use_float=True), 1):
                     yield _json_record(source, count, value)
             elif first.startswith("{"):
-                for key, value in ijson.kvitems(handle, "", use_float=True):
+                for key, value in ijson.kvitems(stream, "", use_float=True):
                     for item in value if isinstance(value, list) else [value]:
                         count += 1
                         yield _json_record(source, count, item, source_id=str(key))
@@ -140,6 +141,16 @@ def read_json(source: SourceFile, encoding: str) -> Iterator[Item]:
             ) from exc
         if count == 0:
             raise SourceError(source.path, "the JSON holds no records")
+
+
+class _Utf8Bytes:
+    """A text stream read as UTF-8 bytes, which is what ijson parses (whatever the file's codec)."""
+
+    def __init__(self, handle: TextIO) -> None:
+        self.handle = handle
+
+    def read(self, size: int = -1) -> bytes:
+        return self.handle.read(size).encode("utf-8")
 
 
 def _json_record(

@@ -31,6 +31,11 @@ SEARCH_OBJECTS = frozenset({"papers_fts", "search_vector", "ix_papers_search_vec
 
 metadata = MetaData(naming_convention=NAMING_CONVENTION)
 
+
+def include_object(obj: object, name: str | None, type_: str, reflected: bool, compare_to: object) -> bool:
+    """Alembic filter: leave the dialect-specific search objects (made from sql/) alone."""
+    return name not in SEARCH_OBJECTS and not (name or "").startswith("papers_fts")
+
 # An integer surrogate key: INTEGER PRIMARY KEY (the rowid) on SQLite, BIGINT identity elsewhere.
 SurrogateKey = BigInteger().with_variant(Integer(), "sqlite")
 
