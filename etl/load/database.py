@@ -6,8 +6,7 @@ import re
 import sqlite3
 from collections.abc import Iterator
 from dataclasses import dataclass
-from importlib import resources
-from importlib.resources.abc import Traversable
+import importlib.util
 from pathlib import Path
 from typing import Any
 
@@ -24,23 +23,23 @@ from etl.errors import DatabaseError
 SQLITE_BUSY_TIMEOUT_MS = 30_000
 
 
-def package_dir(package: str, fallback: str) -> Traversable:
+def package_dir(package: str, fallback: str) -> Path:
     """A data folder shipped in the package, or the repository's own when running from source."""
     try:
-        found = resources.files(package)
-        if found.is_dir():
-            return found
+        spec = importlib.util.find_spec(package)
     except ModuleNotFoundError:
-        pass
+        spec = None
+    if spec is not None and spec.submodule_search_locations:
+        return Path(next(iter(spec.submodule_search_locations)))
     return Path(__file__).resolve().parents[2] / fallback
 
 
-def sql_dir() -> Traversable:
+def sql_dir() -> Path:
     """The `sql/` folder: view definitions and dialect-specific search DDL."""
     return package_dir("etl.sql", "sql")
 
 
-def migrations_dir() -> Traversable:
+def migrations_dir() -> Path:
     """The Alembic script folder."""
     return package_dir("etl.migrations", "migrations")
 
