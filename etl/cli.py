@@ -254,3 +254,26 @@ def eval_command(gold_file: str, taxonomy: str | None, fmt: str) -> None:
     from etl.evaluate import evaluate
 
     render(evaluate(gold_file, taxonomy), fmt, Console(highlight=False))
+
+
+@main.command("grant-readonly")
+@click.argument("role")
+@click.option("--password", envvar="ETL_READONLY_PASSWORD", help="Login password (or set ETL_READONLY_PASSWORD).")
+@db_option
+@handle_errors
+def grant_readonly_command(role: str, password: str | None, database: str | None) -> None:
+    """Create or update a PostgreSQL role for BI tools that can read and not write.
+
+    The role may SELECT from every table and view (also ones created later) and gets
+    `permission denied` for INSERT, UPDATE, DELETE and CREATE.
+    """
+    from etl.admin import grant_read_only
+    from etl.load import create_db_engine
+
+    url = resolve_database_url(database)
+    engine = create_db_engine(url)
+    try:
+        created = grant_read_only(engine, role, password)
+    finally:
+        engine.dispose()
+    click.echo(f"{'Created' if created else 'Updated'} read-only role {role} on {mask_url(url)}")

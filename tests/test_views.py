@@ -101,3 +101,23 @@ def test_seed_views_hold_identical_rows_on_sqlite_and_postgres(tmp_path: Path, s
             on_postgres = sorted(tuple(map(normalise, r)) for r in fetch(postgres_url, sql))
             assert on_sqlite == on_postgres, view
             assert on_sqlite, view
+
+
+@pytest.mark.postgres
+def test_postgres_views_and_key_columns_carry_comments(postgres_url: str, seeds: Path) -> None:
+    load(postgres_url, seeds)
+    comments = dict(
+        fetch(
+            postgres_url,
+            "SELECT c.relname, obj_description(c.oid, 'pg_class') FROM pg_class c "
+            "WHERE c.relkind = 'v' AND c.relnamespace = 'public'::regnamespace",
+        )
+    )
+    for view in CONTRACT:
+        assert comments[view], view
+    column_comment = fetch(
+        postgres_url,
+        "SELECT col_description('papers_with_code'::regclass, a.attnum) FROM pg_attribute a "
+        "WHERE a.attrelid = 'papers_with_code'::regclass AND a.attname = 'code_url'",
+    )
+    assert "repository URL" in str(column_comment[0][0])

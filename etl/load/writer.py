@@ -16,6 +16,7 @@ from etl.load import schema as s
 from etl.models import PaperBundle, Reject, SourceFile, Topic
 
 CHUNK = 900  # ids per IN (...) list: well under every backend's bound-parameter limit
+ROWS_PER_STATEMENT = 500  # rows per multi-row INSERT on PostgreSQL
 
 
 def now() -> datetime:
@@ -31,8 +32,34 @@ def insert_for(connection: Connection, table: Table) -> Insert:
 
 def insert_ignore(connection: Connection, table: Table, rows: Sequence[dict[str, Any]]) -> None:
     """Insert rows, skipping those whose key already exists."""
-    if rows:
-        connection.execute(insert_for(connection, table).on_conflict_do_nothing(), list(rows))
+    upsert_rows(connection, insert_for(connection, table).on_conflict_do_nothing(), rows)
+
+
+def upsert_rows(connection: Connection, statement: Insert, rows: Sequence[dict[str, Any]]) -> None:
+    """Run an INSERT ... ON CONFLICT for many rows: multi-row VALUES on PostgreSQL,
+    executemany on SQLite (in-process, where one prepared statement is fastest)."""
+    if not rows:
+        return
+    if connection.dialect.name != "postgresql":
+        connection.execute(statement, list(rows))
+        return
+    for part in chunks(rows, ROWS_PER_STATEMENT):
+        connection.execute(statement.values(list(part)))
+
+
+def insert_rows(connection: Connection, table: Table, rows: Sequence[dict[str, Any]]) -> None:
+    """Insert rows known to be new: COPY on PostgreSQL, executemany on SQLite."""
+    if not rows:
+        return
+    if connection.dialect.name != "postgresql":
+        connection.execute(table.insert(), list(rows))
+        return
+    columns = list(rows[0])
+    raw = connection.connection.driver_connection  # the psycopg connection, same transaction
+    names = ", ".join(columns)
+    with raw.cursor() as cursor, cursor.copy(f"COPY {table.name} ({names}) FROM STDIN") as copy:  # type: ignore[union-attr]
+        for row in rows:
+            copy.write_row([row[c] for c in columns])
 
 
 def chunks(items: Sequence[Any], size: int = CHUNK) -> Iterable[Sequence[Any]]:
@@ -104,7 +131,7 @@ class SourceLoader:
         statement = statement.on_conflict_do_update(
             index_elements=["path"], set_={k: statement.excluded[k] for k in values if k != "path"}
         )
-        self.connection.execute(statement, values)
+        upsert_rows(self.connection, statement, [values])
         return int(self.connection.scalar(select(s.sources.c.id).where(s.sources.c.path == self.source.path)))
 
     def write(self, bundles: Sequence[PaperBundle], rejects: Sequence[Reject]) -> None:
@@ -122,7 +149,7 @@ class SourceLoader:
         self.counts.updated += len(changed)
         self.counts.unchanged += len(latest) - len(fresh) - len(changed)
         if fresh:
-            self.connection.execute(s.papers.insert(), [self._paper_row(b, created=True) for b in fresh])
+            insert_rows(self.connection, s.papers, [self._paper_row(b, created=True) for b in fresh])
         if changed:
             self._update_papers(changed)
         self._write_children([*fresh, *changed])
@@ -173,15 +200,13 @@ class SourceLoader:
             for b in bundles
             for a in b.acronyms
         }
-        if acronym_rows:
-            self.connection.execute(s.acronyms.insert(), list(acronym_rows.values()))
+        insert_rows(self.connection, s.acronyms, list(acronym_rows.values()))
         topic_rows = [
             {"paper_id": b.paper.id, "topic_slug": t.slug, "score": t.score, "evidence": ", ".join(t.evidence)}
             for b in bundles
             for t in b.topics
         ]
-        if topic_rows:
-            self.connection.execute(s.paper_topics.insert(), topic_rows)
+        insert_rows(self.connection, s.paper_topics, topic_rows)
 
     def _write_authors(self, bundles: Sequence[PaperBundle]) -> None:
         names = {name: {"name": name} for b in bundles for name in b.authors}
@@ -193,7 +218,7 @@ class SourceLoader:
             for b in bundles
             for position, name in enumerate(b.authors, 1)
         ]
-        self.connection.execute(s.paper_authors.insert(), rows)
+        insert_rows(self.connection, s.paper_authors, rows)
 
     def _write_links(self, bundles: Sequence[PaperBundle]) -> None:
         links = {
@@ -215,7 +240,7 @@ class SourceLoader:
             for b in bundles
             for link in b.links
         }
-        self.connection.execute(s.paper_links.insert(), list(rows.values()))
+        insert_rows(self.connection, s.paper_links, list(rows.values()))
         self.counts.links += len(rows)
 
     def _write_methods(self, bundles: Sequence[PaperBundle]) -> None:
@@ -251,7 +276,7 @@ class SourceLoader:
                     "surface": mention.surface,
                 }
         insert_ignore(self.connection, s.method_aliases, list(aliases.values()))
-        self.connection.execute(s.paper_methods.insert(), list(rows.values()))
+        insert_rows(self.connection, s.paper_methods, list(rows.values()))
         self.counts.methods += len(rows)
 
     def _write_provenance(self, bundles: Sequence[PaperBundle]) -> None:
@@ -270,12 +295,13 @@ class SourceLoader:
             index_elements=["paper_id", "source_id", "position"],
             set_={"run_id": statement.excluded.run_id},
         )
-        self.connection.execute(statement, list(rows.values()))
+        upsert_rows(self.connection, statement, list(rows.values()))
 
     def _write_rejects(self, rejects: Sequence[Reject]) -> None:
         self.counts.rejects += len(rejects)
-        self.connection.execute(
-            s.rejects.insert(),
+        insert_rows(
+            self.connection,
+            s.rejects,
             [
                 {
                     "run_id": self.run_id,
@@ -360,7 +386,7 @@ def sync_topics(connection: Connection, topics: Sequence[Topic]) -> None:
     def depth(slug: str | None) -> int:
         return 0 if slug is None else 1 + depth(parents.get(slug))
 
-    connection.execute(statement, sorted(rows, key=lambda r: depth(r["parent_slug"])))
+    upsert_rows(connection, statement, sorted(rows, key=lambda r: depth(r["parent_slug"])))
 
 
 def source_state(connection: Connection, path: str) -> tuple[str, str] | None:
