@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import signal
 import sys
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -98,6 +99,7 @@ def run_command(
     Exit status: 0 all loaded; 1 error, nothing loaded; 3 loaded, but some files failed or
     records were rejected (see the `rejects` table).
     """
+    signal.signal(signal.SIGTERM, _interrupt)
     options = RunOptions(
         paths=paths,
         database_url=database,
@@ -132,6 +134,11 @@ def run_command(
     print_report(report)
     if report.status != "succeeded":
         sys.exit(EXIT_PARTIAL)
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    """SIGTERM stops a run like Ctrl-C: the current source rolls back, the run is marked."""
+    raise KeyboardInterrupt
 
 
 def print_report(report: RunReport) -> None:

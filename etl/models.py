@@ -13,6 +13,7 @@ class SourceFile:
     format: str  # "text", "json", "jsonl" or "csv"
     checksum: str
     size: int
+    mtime_ns: int
     encoding: str
     venue: str | None
     year: int | None

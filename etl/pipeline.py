@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import multiprocessing
 import os
+import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Executor, ProcessPoolExecutor
@@ -109,7 +110,7 @@ def _load_all(
     progress: ProgressCallback | None,
 ) -> None:
     """Load each source in its own transaction, then tidy shared rows."""
-    fingerprint = _fingerprint(taxonomy)
+    fingerprint = _fingerprint(taxonomy, options)
     with engine.begin() as connection:
         if options.full_refresh:
             load.clear_data(connection)
@@ -139,6 +140,10 @@ def _load_source(
     progress: ProgressCallback | None,
 ) -> SourceReport:
     """Load one file atomically: all of its records, or (on a file-level error) none."""
+    with engine.connect() as connection:
+        state = load.source_state(connection, str(path))
+    if state and not options.full_refresh and _looks_unchanged(path, state, fingerprint):
+        return SourceReport(str(path), state.format, "unchanged")
     tick = time.perf_counter()
     try:
         source = extract.identify(path, venue=options.venue, year=options.year)
@@ -146,9 +151,9 @@ def _load_source(
         return SourceReport(str(path), "unknown", "failed", message=str(exc))
     finally:
         totals.time("extract", time.perf_counter() - tick)
-    with engine.connect() as connection:
-        state = load.source_state(connection, source.path)
-    if state == (source.checksum, fingerprint) and not options.full_refresh:
+    if state and not options.full_refresh and (state.checksum, state.fingerprint) == (source.checksum, fingerprint):
+        with engine.begin() as connection:
+            load.touch_source(connection, source.path, source.mtime_ns)
         return SourceReport(source.path, source.format, "unchanged")
     try:
         with engine.begin() as connection:
@@ -237,8 +242,18 @@ _worker_taxonomy: Taxonomy | None = None
 
 
 def _init_worker(taxonomy: Taxonomy) -> None:
+    """Give a worker the run's taxonomy, and make it exit if the run is killed."""
     global _worker_taxonomy
     _worker_taxonomy = taxonomy
+    parent = os.getppid()
+    threading.Thread(target=_exit_when_orphaned, args=(parent,), daemon=True).start()
+
+
+def _exit_when_orphaned(parent: int) -> None:
+    """A killed run (kill -9) cannot stop its workers; they notice and stop themselves."""
+    while os.getppid() == parent:
+        time.sleep(0.5)
+    os._exit(1)
 
 
 def transform_batch(
@@ -252,10 +267,19 @@ def transform_batch(
     return bundles, rejects
 
 
-def _fingerprint(taxonomy: Taxonomy) -> str:
-    """What besides a file's bytes decides its papers: transform version and taxonomy."""
-    digest = hashlib.sha256(repr(taxonomy.topics).encode("utf-8")).hexdigest()[:16]
-    return f"transform-{TRANSFORM_VERSION}/taxonomy-{digest}"
+def _fingerprint(taxonomy: Taxonomy, options: RunOptions) -> str:
+    """What besides a file's bytes decides its papers: transform version, taxonomy, overrides."""
+    decided_by = repr((TRANSFORM_VERSION, taxonomy.topics, options.venue, options.year))
+    return hashlib.sha256(decided_by.encode("utf-8")).hexdigest()[:24]
+
+
+def _looks_unchanged(path: Path, state: load.SourceState, fingerprint: str) -> bool:
+    """Same size and modification time as last loaded, under the same fingerprint: no need to read."""
+    try:
+        stat = path.stat()
+    except OSError:
+        return False
+    return (state.fingerprint, state.size, state.mtime_ns) == (fingerprint, stat.st_size, stat.st_mtime_ns)
 
 
 def _status(totals: _Totals) -> str:

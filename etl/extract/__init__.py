@@ -20,6 +20,7 @@ __all__ = ["discover", "guess_venue_year", "identify", "read_records"]
 
 def identify(path: Path, *, venue: str | None = None, year: int | None = None) -> SourceFile:
     """Fingerprint a file and work out its format, venue and year (overrides win)."""
+    mtime_ns = path.stat().st_mtime_ns
     checksum, size, encoding = fingerprint(path)
     head = read_head(path, encoding)
     fmt = detect_format(path, head)
@@ -39,6 +40,7 @@ def identify(path: Path, *, venue: str | None = None, year: int | None = None) -
         format=fmt,
         checksum=checksum,
         size=size,
+        mtime_ns=mtime_ns,
         encoding=encoding,
         venue=venue or guessed_venue,
         year=year if year is not None else guessed_year,

@@ -9,16 +9,19 @@ from etl.load.runs import finish_run, run_lock, start_run
 from etl.load.writer import (
     LoadCounts,
     SourceLoader,
+    SourceState,
     clear_data,
     delete_orphans,
     optimize_search,
     source_state,
     sync_topics,
+    touch_source,
 )
 
 __all__ = [
     "LoadCounts",
     "SourceLoader",
+    "SourceState",
     "clear_data",
     "create_db_engine",
     "delete_orphans",
@@ -29,6 +32,7 @@ __all__ = [
     "source_state",
     "start_run",
     "sync_topics",
+    "touch_source",
     "upgrade_to_head",
     "view_definitions",
 ]

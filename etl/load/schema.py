@@ -85,6 +85,7 @@ sources = Table(
     Column("venue", Text),
     Column("year", Integer),
     Column("size_bytes", BigInteger, nullable=False),
+    Column("mtime_ns", BigInteger, comment="modification time when last read; unchanged size and time skip hashing"),
     Column("record_count", Integer, nullable=False),
     Column("reject_count", Integer, nullable=False, default=0),
     Column("loaded_at", DateTime, nullable=False),

@@ -122,6 +122,7 @@ class SourceLoader:
             "venue": self.source.venue,
             "year": self.source.year,
             "size_bytes": self.source.size,
+            "mtime_ns": self.source.mtime_ns,
             "record_count": 0,
             "reject_count": 0,
             "loaded_at": now(),
@@ -389,12 +390,29 @@ def sync_topics(connection: Connection, topics: Sequence[Topic]) -> None:
     upsert_rows(connection, statement, sorted(rows, key=lambda r: depth(r["parent_slug"])))
 
 
-def source_state(connection: Connection, path: str) -> tuple[str, str] | None:
-    """(checksum, fingerprint) recorded for a source path, if it was loaded before."""
+@dataclass(frozen=True)
+class SourceState:
+    """What the database remembers of a source file from its last load."""
+
+    checksum: str
+    fingerprint: str
+    format: str
+    size: int
+    mtime_ns: int | None
+
+
+def source_state(connection: Connection, path: str) -> SourceState | None:
+    """The recorded state of a source path, if it was loaded before."""
+    c = s.sources.c
     row = connection.execute(
-        select(s.sources.c.checksum, s.sources.c.fingerprint).where(s.sources.c.path == path)
+        select(c.checksum, c.fingerprint, c.format, c.size_bytes, c.mtime_ns).where(c.path == path)
     ).first()
-    return (row[0], row[1]) if row else None
+    return SourceState(*row) if row else None
+
+
+def touch_source(connection: Connection, path: str, mtime_ns: int) -> None:
+    """Remember a new modification time for a file whose content did not change."""
+    connection.execute(update(s.sources).where(s.sources.c.path == path).values(mtime_ns=mtime_ns))
 
 
 def optimize_search(connection: Connection) -> None:

@@ -133,6 +133,7 @@ def upgrade() -> None:
     sa.Column('venue', sa.Text(), nullable=True),
     sa.Column('year', sa.Integer(), nullable=True),
     sa.Column('size_bytes', sa.BigInteger(), nullable=False),
+    sa.Column('mtime_ns', sa.BigInteger(), nullable=True, comment='modification time when last read; unchanged size and time skip hashing'),
     sa.Column('record_count', sa.Integer(), nullable=False),
     sa.Column('reject_count', sa.Integer(), nullable=False),
     sa.Column('loaded_at', sa.DateTime(), nullable=False),

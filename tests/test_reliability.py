@@ -1,0 +1,156 @@
+"""Loads that never lose or corrupt data: reruns, locks, interruptions, kill -9."""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from sqlalchemy import create_engine
+
+from etl.errors import LockedError
+from etl.load.runs import run_lock
+from tests.conftest import load
+from tests.corpus import write_corpus
+
+COUNTED = ("papers", "paper_sources", "links", "paper_links", "methods", "paper_methods", "acronyms", "paper_topics", "sources")
+
+
+def counts(database: Path) -> dict[str, int]:
+    with sqlite3.connect(database) as connection:
+        return {t: connection.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in COUNTED}
+
+
+def assert_consistent(database: Path) -> None:
+    """SQLite integrity, FTS index in step with papers, every source loaded whole."""
+    with sqlite3.connect(database) as connection:
+        assert connection.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+        connection.execute("INSERT INTO papers_fts(papers_fts, rank) VALUES ('integrity-check', 1)")
+        half_loaded = connection.execute(
+            "SELECT s.path FROM sources s WHERE s.record_count <> "
+            "(SELECT count(*) FROM paper_sources ps WHERE ps.source_id = s.id)"
+        ).fetchall()
+        assert half_loaded == []
+
+
+def test_touched_but_unchanged_file_is_hashed_once_then_skipped_by_size_and_time(tmp_path: Path, seeds: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'papers.db'}"
+    folder = tmp_path / "in"
+    write_corpus(folder, files=2, per_file=5)
+    load(url, folder)
+    os.utime(folder / "part_001.txt", ns=(1, 1))
+    report = load(url, folder)
+    assert report.sources_skipped == 2 and report.papers_inserted + report.papers_updated == 0
+    with sqlite3.connect(tmp_path / "papers.db") as connection:
+        assert connection.execute("SELECT count(*) FROM sources WHERE mtime_ns = 1").fetchone() == (1,)
+
+
+def test_only_the_changed_file_of_twenty_is_read(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'papers.db'}"
+    folder = tmp_path / "in"
+    write_corpus(folder, files=20, per_file=10)
+    load(url, folder)
+    changed = folder / "part_007.txt"
+    changed.write_text(changed.read_text("utf-8") + "\nA brand new abstract about kernels.\n", "utf-8")
+    report = load(url, folder)
+    assert [Path(s.path).name for s in report.sources if s.status == "loaded"] == ["part_007.txt"]
+    assert report.sources_skipped == 19
+    assert (report.papers_inserted, report.papers_updated, report.papers_unchanged) == (1, 0, 10)
+
+
+def test_a_venue_override_rereads_an_unchanged_file(tmp_path: Path, seeds: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'papers.db'}"
+    load(url, seeds)
+    report = load(url, seeds, venue="ICML-W")
+    assert report.sources_loaded == 2 and report.papers_updated == 38
+    with sqlite3.connect(tmp_path / "papers.db") as connection:
+        assert connection.execute("SELECT DISTINCT venue FROM papers").fetchall() == [("ICML-W",)]
+
+
+def test_a_second_run_exits_with_a_clear_message_while_one_holds_the_database(tmp_path: Path) -> None:
+    database = tmp_path / "papers.db"
+    engine = create_engine(f"sqlite:///{database}")
+    with run_lock(engine):
+        result = subprocess.run(
+            [sys.executable, "-m", "etl", "run", "-q", "--db", f"sqlite:///{database}"],
+            capture_output=True, text=True, timeout=120,
+        )
+        with pytest.raises(LockedError):
+            load(f"sqlite:///{database}")
+    engine.dispose()
+    assert result.returncode == 1
+    assert "another `etl run` is loading this database" in result.stderr and "--wait" in result.stderr
+    assert load(f"sqlite:///{database}").papers_inserted == 38  # the lock is gone with its holder
+
+
+def test_sigterm_marks_the_run_interrupted_and_the_next_run_completes(tmp_path: Path) -> None:
+    folder = tmp_path / "in"
+    write_corpus(folder, files=30, per_file=150)
+    database = tmp_path / "papers.db"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "etl", "run", str(folder), "-q", "--workers", "1", "--db", f"sqlite:///{database}"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    _wait_for_first_source(database, process)
+    process.send_signal(signal.SIGTERM)
+    _, stderr = process.communicate(timeout=120)
+    assert process.returncode == 130, stderr
+    assert "Traceback" not in stderr
+    with sqlite3.connect(database) as connection:
+        assert connection.execute("SELECT status FROM runs").fetchall() == [("interrupted",)]
+    assert_consistent(database)
+    report = load(f"sqlite:///{database}", folder)
+    assert report.status == "succeeded"
+    assert counts(database)["papers"] == 4500
+
+
+@pytest.mark.slow
+def test_kill_9_mid_load_then_rerun_gives_the_uninterrupted_result(tmp_path: Path) -> None:
+    folder = tmp_path / "in"
+    total = write_corpus(folder, files=20, per_file=500)
+    reference = tmp_path / "reference.db"
+    load(f"sqlite:///{reference}", folder)
+    expected = counts(reference)
+    assert expected["papers"] == total
+
+    database = tmp_path / "papers.db"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "etl", "run", str(folder), "-q", "--db", f"sqlite:///{database}"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    _wait_for_first_source(database, process)
+    time.sleep(random.uniform(0.0, 1.5))  # a random moment, somewhere inside the load
+    process.kill()
+    process.wait(timeout=60)
+
+    assert_consistent(database)
+    partial = counts(database)
+    assert partial["papers"] < total  # it really was killed mid-load
+    report = load(f"sqlite:///{database}", folder)
+    assert report.status == "succeeded"
+    assert_consistent(database)
+    assert counts(database) == expected
+    with sqlite3.connect(database) as connection:
+        statuses = [r[0] for r in connection.execute("SELECT status FROM runs ORDER BY id")]
+    assert statuses == ["interrupted", "succeeded"]
+
+
+def _wait_for_first_source(database: Path, process: subprocess.Popen[str] | subprocess.Popen[bytes]) -> None:
+    """Block until the run has committed at least one source (so it is mid-load)."""
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        assert process.poll() is None, "the run ended before it could be interrupted"
+        try:
+            with sqlite3.connect(database, timeout=1) as connection:
+                if connection.execute("SELECT count(*) FROM sources").fetchone()[0] > 0:
+                    return
+        except sqlite3.OperationalError:
+            pass  # not created or migrated yet
+        time.sleep(0.05)
+    raise AssertionError("no source was committed within two minutes")
