@@ -154,3 +154,43 @@ def _wait_for_first_source(database: Path, process: subprocess.Popen[str] | subp
             pass  # not created or migrated yet
         time.sleep(0.05)
     raise AssertionError("no source was committed within two minutes")
+
+
+def test_readers_keep_working_while_a_load_holds_the_write_lock(tmp_path: Path, seeds: Path) -> None:
+    database = tmp_path / "papers.db"
+    load(f"sqlite:///{database}", seeds)
+    writer = sqlite3.connect(database, isolation_level=None)
+    writer.execute("BEGIN IMMEDIATE")
+    writer.execute("DELETE FROM paper_topics")  # uncommitted: readers must not see it
+    try:
+        result = subprocess.run(
+            [sys.executable, "-m", "etl", "query", "SELECT count(*) FROM paper_topics", "--format", "csv", "--db", f"sqlite:///{database}"],
+            capture_output=True, text=True, timeout=60,
+        )
+        search = subprocess.run(
+            [sys.executable, "-m", "etl", "search", "KV cache", "--format", "csv", "--db", f"sqlite:///{database}"],
+            capture_output=True, text=True, timeout=60,
+        )
+    finally:
+        writer.execute("ROLLBACK")
+        writer.close()
+    assert result.returncode == 0, result.stderr
+    assert int(result.stdout.splitlines()[1]) > 0
+    assert search.returncode == 0 and len(search.stdout.splitlines()) >= 2
+
+
+@pytest.mark.postgres
+def test_passwords_in_database_urls_are_never_printed(postgres_url: str, tmp_path: Path) -> None:
+    from sqlalchemy.engine import make_url
+
+    with_password = make_url(postgres_url).set(password="hunter2-secret").render_as_string(hide_password=False)
+    result = subprocess.run(
+        [sys.executable, "-m", "etl", "run", "-q", "--db", with_password], capture_output=True, text=True, timeout=300, cwd=tmp_path
+    )
+    assert result.returncode == 0, result.stderr
+    assert "hunter2-secret" not in result.stdout + result.stderr and "***" in result.stdout
+    with create_engine(postgres_url).connect() as connection:
+        from sqlalchemy import text
+
+        options = connection.execute(text("SELECT options FROM runs")).scalar()
+    assert "hunter2-secret" not in str(options)
