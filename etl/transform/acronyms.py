@@ -1,70 +1,187 @@
 """Acronyms defined in running text: `Rotary Position Embedding (RoPE)` and `RoPE (Rotary ...)`.
 
 The matching follows Schwartz & Hearst (2003): walk the short form's letters from the end and
-find each in the preceding words, the first letter at the start of a word.
+find each in the preceding words, the first letter at the start of a word. Appositive
+definitions whose long form is written in capitals (`MIB, a Mechanistic Interpretability
+Benchmark`; `Many-Shot Adaptive Pseudo-Labeling, namely MAPLE`) count too. Plurals are made
+singular on both sides: `Large Language Models (LLMs)` is `LLM` / `Large Language Model`.
 """
 
 from __future__ import annotations
 
 import re
+from functools import lru_cache
+from typing import NamedTuple
 
 from etl.models import Acronym
 
 PAREN_RE = re.compile(r"\(([^()]{1,80})\)")
-SHORT_FORM_RE = re.compile(r"^[A-Za-z][\w\-./&+]*$")
-# Separators between a long form and its short form inside the parentheses: "(RoPE)", "(RoPE;"
+SHORT_FORM_RE = re.compile(r"^[A-Za-z0-9][\w\-./&+]*$")
+# Separators between a short form and what follows it inside the parentheses: "(RoPE; ...)"
 SPLIT_RE = re.compile(r"[;,]\s*|\s+(?:or|i\.e\.|e\.g\.)\s+")
+TITLED = r"[A-Z][\w'’-]*"
+# `MIB, a Mechanistic Interpretability Benchmark`: the short form, then a capitalised long form.
+APPOSITIVE_RE = re.compile(rf"(?<![\w-])([A-Za-z0-9][\w-]{{1,11}}), (?:an?|the) ((?:{TITLED} ){{1,8}}{TITLED})")
+# `Many-Shot Adaptive Pseudo-Labeling, namely MAPLE`: a capitalised long form, then the short one.
+NAMELY_RE = re.compile(
+    rf"((?:{TITLED} ){{0,8}}{TITLED}),? (?:namely|called|dubbed|termed|abbreviated as) "
+    r"([A-Za-z0-9][\w-]{1,11})(?![\w-])"
+)
+WORD_RE = re.compile(r"\S+")
+DIGIT_RUN_RE = re.compile(r"([A-Za-z])([2-4])(?![0-9])")
 MAX_WORDS_EXTRA = 5
+LOOKBACK = 240  # characters before a parenthesis searched for the long form
+FUNCTION_WORDS = {"of", "for", "with", "and", "in", "on", "to", "the", "from", "by", "via", "as"}
+KEEP_S = ("ss", "us", "is", "ics", "series", "species")
+
+
+class Definition(NamedTuple):
+    """One acronym definition: where its parts are, and the pair made singular."""
+
+    start: int  # the whole definition, long and short form
+    end: int
+    long_start: int
+    short_start: int
+    short: str  # as written (`LLMs`)
+    long: str  # as written (`Large Language Models`)
+    acronym: str  # singular (`LLM`)
+    expansion: str  # singular (`Large Language Model`)
 
 
 def find_acronyms(text: str) -> tuple[Acronym, ...]:
     """Every acronym defined in a cleaned text, with its expansion; plural forms made singular."""
     found: dict[tuple[str, str], Acronym] = {}
-    for match in PAREN_RE.finditer(text):
-        inside = SPLIT_RE.split(match.group(1).strip())[0].strip()
-        before = text[: match.start()].rstrip()
-        pair = _short_then_long(inside, before) or _long_then_short(inside, before)
-        if pair is None:
-            continue
-        acronym, expansion = _singular(*pair)
-        found.setdefault((acronym, expansion.lower()), Acronym(acronym, expansion))
+    for d in acronym_definitions(text):
+        found.setdefault((d.acronym, d.expansion.lower()), Acronym(d.acronym, d.expansion))
     return tuple(found.values())
 
 
+@lru_cache(maxsize=64)
+def acronym_definitions(text: str) -> tuple[Definition, ...]:
+    """Definitions in order of appearance (cached: the method finder reads them again)."""
+    found: list[Definition] = []
+
+    def add(start: int, end: int, long_start: int, short_start: int, short: str, long: str) -> None:
+        acronym, expansion = singular_pair(short, long)
+        found.append(Definition(start, end, long_start, short_start, short, long, acronym, expansion))
+
+    if "(" in text:
+        for match in PAREN_RE.finditer(text):
+            body = match.group(1).strip()
+            parts = SPLIT_RE.split(body)
+            if len(parts) > 1 and sum(is_short_form(p.strip()) for p in parts) > 1:
+                continue  # an enumeration such as (DINO, CLIP), not a definition
+            inside = parts[0].strip()
+            offset = max(0, match.start() - LOOKBACK)
+            before = text[offset : match.start()].rstrip()
+            short_start = match.start(1) + match.group(1).find(inside)
+            pair = _short_then_long(inside, before)
+            if pair is not None:
+                long_start = offset + before.rfind(pair[1])
+                add(long_start, match.end(), long_start, short_start, *pair)
+                continue
+            pair = _long_then_short(inside, before)
+            if pair is not None:
+                short_start = offset + before.rfind(pair[0])
+                long_start = match.start(1) + match.group(1).find(pair[1])
+                add(short_start, match.end(), long_start, short_start, *pair)
+    if ", " in text:
+        for match in APPOSITIVE_RE.finditer(text):
+            short, phrase = match.group(1), match.group(2)
+            long_form = _titled_long_form(short, phrase.split(), from_start=True)
+            if long_form:
+                end = match.start(2) + len(long_form)
+                add(match.start(), end, match.start(2), match.start(), short, long_form)
+        for match in NAMELY_RE.finditer(text):
+            phrase, short = match.group(1), match.group(2)
+            long_form = _titled_long_form(short, phrase.split(), from_start=False)
+            if long_form:
+                long_start = match.start(1) + phrase.rfind(long_form)
+                add(long_start, match.end(), long_start, match.start(2), short, long_form)
+    found.sort()
+    return tuple(found)
+
+
 def is_short_form(token: str) -> bool:
-    """A plausible acronym: 2-12 characters, starts with a letter, has a capital, few words."""
+    """A plausible acronym: 2-12 characters, a letter, capitals; `Code LLMs` is one too."""
+    if " " in token:
+        head, _, tail = token.partition(" ")
+        return head.isalpha() and head[:1].isupper() and " " not in tail and is_short_form(tail)
     if not (2 <= len(token) <= 12) or not SHORT_FORM_RE.match(token):
         return False
+    if not any(c.isalpha() for c in token):
+        return False
     capitals = sum(c.isupper() for c in token)
-    return capitals >= 2 or (capitals == 1 and token[0].isupper() and len(token) <= 4
-                             and not token[1:].islower())
+    return capitals >= 2 or (
+        capitals == 1 and token[0].isupper() and len(token) <= 4 and not token[1:].islower()
+    )
+
+
+def _letters(short: str) -> str:
+    """The letters and digits a long form must spell, without a plural `s`."""
+    letters = re.sub(r"[^A-Za-z0-9]", "", short)
+    if len(letters) > 2 and letters.endswith("s") and letters[-2].isupper():
+        letters = letters[:-1]
+    return letters
+
+
+def _spellings(short: str) -> list[str]:
+    """Ways a short form spells its long form: as written, `IT3` as `ITTT`, digits dropped."""
+    letters = _letters(short)
+    options = [letters]
+    if any(c.isdigit() for c in letters):
+        repeated = DIGIT_RUN_RE.sub(lambda m: m.group(1) * int(m.group(2)), letters)
+        if repeated != letters:
+            options.append(repeated)
+        stripped = re.sub(r"\d", "", letters)
+        if len(stripped) >= 2:
+            options.append(stripped)
+    return options
 
 
 def _short_then_long(inside: str, before: str) -> tuple[str, str] | None:
     """`long form (SF)`: the short form inside the parentheses."""
     if not is_short_form(inside):
         return None
-    words = re.findall(r"[^\s]+", before)
-    letters = re.sub(r"[^A-Za-z0-9]", "", inside)
-    letters = letters[:-1] if letters.endswith("s") and letters[:-1].isupper() else letters
-    limit = min(len(words), len(letters) + MAX_WORDS_EXTRA, 2 * len(letters))
-    candidate = words[-limit:] if limit else []
-    long_form = _best_long_form(letters, candidate)
-    return (inside, long_form) if long_form else None
+    words = WORD_RE.findall(before)
+    for letters in _spellings(inside):
+        limit = min(len(words), len(letters) + MAX_WORDS_EXTRA, 2 * len(letters))
+        long_form = _best_long_form(letters, words[-limit:] if limit else [])
+        if long_form:
+            return inside, long_form
+    return None
 
 
 def _long_then_short(inside: str, before: str) -> tuple[str, str] | None:
     """`SF (long form)`: the short form is the word right before the parentheses."""
-    words = re.findall(r"[^\s]+", before)
+    words = WORD_RE.findall(before[-40:])
     if not words or len(inside.split()) < 2:
         return None
     short = words[-1].strip(",;:")
     if not is_short_form(short):
         return None
-    letters = re.sub(r"[^A-Za-z0-9]", "", short)
-    letters = letters[:-1] if letters.endswith("s") and letters[:-1].isupper() else letters
-    long_form = _best_long_form(letters, inside.split())
-    return (short, long_form) if long_form == inside.strip(" ,.;:") else None
+    wanted = inside.strip(" ,.;:")
+    for letters in _spellings(short):
+        if _best_long_form(letters, inside.split()) == wanted:
+            return short, wanted
+    return None
+
+
+def _titled_long_form(short: str, words: list[str], *, from_start: bool) -> str | None:
+    """A capitalised appositive long form spelling `short`, reading from its start or its end."""
+    if not is_short_form(short) or " " in short:
+        return None
+    for letters in _spellings(short):
+        if from_start:  # the long form is a prefix of the phrase: try the longest first
+            for size in range(min(len(words), len(letters) + MAX_WORDS_EXTRA), 1, -1):
+                candidate = " ".join(words[:size])
+                if _best_long_form(letters, words[:size]) == candidate:
+                    return candidate.rstrip(",.;:")
+        else:
+            long_form = _best_long_form(letters, words)
+            if long_form and len(long_form.split()) >= 2:
+                return long_form
+    return None
 
 
 def _best_long_form(letters: str, words: list[str]) -> str | None:
@@ -96,11 +213,29 @@ def _best_long_form(letters: str, words: list[str]) -> str | None:
     return long_form
 
 
-def _singular(acronym: str, expansion: str) -> tuple[str, str]:
+def singular_pair(acronym: str, expansion: str) -> tuple[str, str]:
     """`LLMs` / `large language models` become `LLM` / `large language model`."""
-    if len(acronym) > 2 and acronym.endswith("s") and acronym[:-1].isupper():
+    if len(acronym) > 2 and acronym.endswith("s") and acronym[-2].isupper():
         acronym = acronym[:-1]
-        expansion = re.sub(r"(?<=\w)(?:ies)$", "y", expansion)
-        if not expansion.endswith("ies"):
-            expansion = re.sub(r"(?<=[^s])s$", "", expansion)
-    return acronym, expansion
+    words = expansion.split(" ")
+    last_parts = words[-1].split("-")
+    if FUNCTION_WORDS.isdisjoint(w.lower() for w in words[:-1]) and FUNCTION_WORDS.isdisjoint(
+        p.lower() for p in last_parts[:-1]
+    ):
+        last_parts[-1] = singular_word(last_parts[-1])
+        words[-1] = "-".join(last_parts)
+    return acronym, " ".join(words)
+
+
+def singular_word(word: str) -> str:
+    """A plural English noun made singular (`models`, `strategies`, `losses`); others unchanged."""
+    lower = word.lower()
+    if len(lower) < 4 or not lower.endswith("s") or lower.endswith(KEEP_S):
+        return word
+    if lower.endswith("ies") and len(lower) > 4:
+        return word[:-3] + ("Y" if word[-3].isupper() else "y")
+    if lower.endswith(("sses", "shes", "ches", "xes", "zes")):
+        return word[:-2]
+    if not word[:-1].isalpha():
+        return word
+    return word[:-1]

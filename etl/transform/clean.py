@@ -4,21 +4,26 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Callable
 
 # A URL as written in running text; what may end it is trimmed later.
 URL_RE = re.compile(r"""(?i)\b(?:https?://|www\.)[^\s<>"'`{}|\\^\[\]]+""")
 HREF_RE = re.compile(r"\\href\s*\{([^{}]*)\}\s*\{((?:[^{}]|\{[^{}]*\})*)\}")
 URL_CMD_RE = re.compile(r"\\url\s*\{([^{}]*)\}")
-_PLACEHOLDER = "\ue000{}\ue001"
+# URLs are swapped for placeholders in private-use characters while markup is removed.
+_OPEN, _CLOSE = "\ue000", "\ue001"
 _PLACEHOLDER_RE = re.compile("\ue000(\\d+)\ue001")
+_PRIVATE_RE = re.compile("[\ue000\ue001]")
 
 _TEXT_COMMANDS = (
-    "texttt|textbf|textit|textsc|textrm|textsf|textnormal|emph|underline|text|mathrm|mathbf|"
-    "mathit|mathsf|mathtt|mathcal|mathbb|mathfrak|boldsymbol|bm|operatorname|mbox|hbox|"
-    "textsuperscript|textsubscript|footnote|uline|texttt\\*"
+    "texttt|textbf|textit|textsc|textrm|textsf|textnormal|textup|textmd|emph|underline|text|"
+    "mathrm|mathbf|mathit|mathsf|mathtt|mathcal|mathbb|mathfrak|mathscr|boldsymbol|bm|"
+    "operatorname|mbox|hbox|textsuperscript|textsubscript|footnote|uline|hat|widehat|tilde|"
+    "widetilde|bar|overline|vec|dot|ddot"
 )
-TEXT_COMMAND_RE = re.compile(r"\\(?:" + _TEXT_COMMANDS + r")\s*\{((?:[^{}]|\{[^{}]*\})*)\}")
+TEXT_COMMAND_RE = re.compile(r"\\(?:" + _TEXT_COMMANDS + r")\*?\s*\{((?:[^{}]|\{[^{}]*\})*)\}")
 GROUP_STYLE_RE = re.compile(r"\{\\(?:em|bf|it|sc|tt|sf|rm|sl|small|large|Large)\s+([^{}]*)\}")
+FRAC_RE = re.compile(r"\\[dt]?frac\s*\{([^{}]*)\}\s*\{([^{}]*)\}")
 SYMBOLS = {
     "alpha": "α", "beta": "β", "gamma": "γ", "delta": "δ", "epsilon": "ε", "varepsilon": "ε",
     "zeta": "ζ", "eta": "η", "theta": "θ", "kappa": "κ", "lambda": "λ", "mu": "μ", "nu": "ν",
@@ -27,28 +32,48 @@ SYMBOLS = {
     "Lambda": "Λ", "Sigma": "Σ", "Phi": "Φ", "Psi": "Ψ", "Omega": "Ω", "ell": "ℓ",
     "times": "×", "cdot": "·", "leq": "≤", "le": "≤", "geq": "≥", "ge": "≥", "neq": "≠",
     "approx": "≈", "sim": "~", "infty": "∞", "to": "→", "rightarrow": "→", "leftarrow": "←",
-    "pm": "±", "in": "∈", "sqrt": "√", "sum": "∑", "partial": "∂", "nabla": "∇",
-    "ldots": "…", "dots": "…", "cdots": "⋯", "log": "log", "exp": "exp", "min": "min",
-    "max": "max", "mid": "|", "lvert": "|", "rvert": "|", "langle": "⟨", "rangle": "⟩",
+    "Rightarrow": "⇒", "pm": "±", "in": "∈", "notin": "∉", "sqrt": "√", "sum": "∑",
+    "prod": "∏", "int": "∫", "partial": "∂", "nabla": "∇", "ldots": "…", "dots": "…",
+    "cdots": "⋯", "mid": "|", "lvert": "|", "rvert": "|", "langle": "⟨", "rangle": "⟩",
+    "setminus": "∖", "subset": "⊂", "subseteq": "⊆", "supset": "⊃", "cup": "∪", "cap": "∩",
+    "forall": "∀", "exists": "∃", "top": "⊤", "circ": "∘", "odot": "⊙", "otimes": "⊗",
+    "oplus": "⊕", "star": "⋆", "ast": "*", "mapsto": "↦", "propto": "∝", "equiv": "≡",
+    "left": "", "right": "", "big": "", "Big": "", "bigg": "", "Bigg": "", "quad": " ",
+    "qquad": " ", "displaystyle": "", "limits": "", "nolimits": "",
 }
-COMMAND_RE = re.compile(r"\\([A-Za-z]+)\*?")
+COMMAND_RE = re.compile(r"(\w?)\\([A-Za-z]+)\*?(?=(.?))", re.DOTALL)
 ESCAPE_RE = re.compile(r"\\([%&_#$])")
 SPACING_RE = re.compile(r"\\[,;:! ]|\\\\")
-MATH_RE = re.compile(r"\$\$(.+?)\$\$|\$(.+?)\$", re.DOTALL)
+MATH_RE = re.compile(r"(?<!\\)\$\$(.+?)(?<!\\)\$\$|(?<!\\)\$(.+?)(?<!\\)\$", re.DOTALL)
+# `Pseudo-**L**ab**E**ling`: a bold capital inside a word only spells an acronym.
+INNER_INITIAL_RE = re.compile(r"(?<=[a-z])\*\*([A-Z])\*\*(?=[a-z])")
 BOLD_RE = re.compile(r"\*\*(?=\S)(.+?)(?<=\S)\*\*|__(?=\S)(.+?)(?<=\S)__")
 ITALIC_RE = re.compile(r"(?<![\w*])\*(?=[^\s*])([^*]+?)(?<=[^\s*])\*(?![\w*])")
 CODE_RE = re.compile(r"`([^`]+)`")
-SPACE_RE = re.compile(r"[ \t\r\n\u00a0]+")
+TILDE_RE = re.compile(r"(?<![\w/])~(?!/)")
+BRACE_RE = re.compile(r"(?<!\\)[{}]")
+SPACE_RE = re.compile(r"[ \t\r\n\u00a0\u2009\u202f]+")
+# Characters that mean some markup may be present; text without them skips the markup passes.
+MARKUP_RE = re.compile(r"[\\$*_`{}~]")
+# Markup that a further pass would still remove.
+LEFTOVER_RE = re.compile(r"\\[A-Za-z]|\*\*\S|\$\S[^$]*\$|`[^`]+`")
+MAX_PASSES = 4
 
 
 def clean_text(raw: str) -> str:
     """Plain text for reading and search: markup removed, URLs kept as written, spaces folded."""
-    urls: list[str] = []
-    text = protect_urls(raw, urls)
-    text = strip_latex(text)
-    text = strip_markdown(text)
-    text = _PLACEHOLDER_RE.sub(lambda m: urls[int(m.group(1))], text)
-    text = unicodedata.normalize("NFC", text)
+    text = _PRIVATE_RE.sub("", raw) if _OPEN in raw or _CLOSE in raw else raw
+    if MARKUP_RE.search(text):
+        urls: list[str] = []
+        text = protect_urls(text, urls)
+        for _ in range(MAX_PASSES):  # markup revealed by removing markup (`\\textbf{**x**}`)
+            text = strip_markdown(strip_latex(text))
+            if not LEFTOVER_RE.search(text):
+                break
+        if urls:
+            text = _PLACEHOLDER_RE.sub(lambda m: urls[int(m.group(1))], text)
+    if not text.isascii():
+        text = unicodedata.normalize("NFC", text)
     return SPACE_RE.sub(" ", text).strip()
 
 
@@ -57,23 +82,23 @@ def protect_urls(text: str, store: list[str]) -> str:
 
     def keep(url: str) -> str:
         store.append(url.strip())
-        return _PLACEHOLDER.format(len(store) - 1)
+        return f"{_OPEN}{len(store) - 1}{_CLOSE}"
 
     def href(match: re.Match[str]) -> str:
         label = match.group(2).strip()
         target = keep(match.group(1))
         return target if not label or label == match.group(1).strip() else f"{label} ({target})"
 
-    text = HREF_RE.sub(href, text)
-    text = URL_CMD_RE.sub(lambda m: keep(m.group(1)), text)
+    if "\\" in text:
+        text = HREF_RE.sub(href, text)
+        text = URL_CMD_RE.sub(lambda m: keep(m.group(1)), text)
     return URL_RE.sub(lambda m: _keep_trimmed(m.group(0), keep), text)
 
 
-def _keep_trimmed(url: str, keep: object) -> str:
+def _keep_trimmed(url: str, keep: Callable[[str], str]) -> str:
     """Protect a bare URL without the punctuation that ends the sentence around it."""
     core = trim_url(url)
-    assert callable(keep)
-    return str(keep(core)) + url[len(core) :]
+    return keep(core) + url[len(core) :] if core else url
 
 
 def trim_url(url: str) -> str:
@@ -89,35 +114,72 @@ def trim_url(url: str) -> str:
     return url
 
 
+def _command(match: re.Match[str]) -> str:
+    """A LaTeX command as its symbol (or its name), spaced from a following word or command."""
+    before, name, following = match.groups()
+    symbol = SYMBOLS.get(name, name)
+    if symbol.isalpha() and before:
+        symbol = " " + symbol
+    if symbol and (following.isalnum() or following == "\\"):
+        symbol += " "
+    return before + symbol
+
+
 def strip_latex(text: str) -> str:
     """Remove LaTeX markup: formatting commands keep their argument, escapes become characters."""
-    for _ in range(3):  # nested commands such as \textbf{\texttt{X}}
-        text = TEXT_COMMAND_RE.sub(r"\1", text)
-        text = GROUP_STYLE_RE.sub(r"\1", text)
-    text = ESCAPE_RE.sub(r"\1", text)
-    text = SPACING_RE.sub(" ", text)
-    text = MATH_RE.sub(lambda m: m.group(1) or m.group(2), text)
-    text = COMMAND_RE.sub(lambda m: SYMBOLS.get(m.group(1), m.group(1)), text)
-    text = re.sub(r"(?<![\w/])~(?!/)", " ", text)
-    return re.sub(r"(?<!\\)[{}]", "", text)
+    if "\\" in text:
+        for _ in range(3):  # nested commands such as \textbf{\texttt{X}}
+            before = text
+            text = TEXT_COMMAND_RE.sub(r"{\1}", text)  # braces keep `\in\mathbb{R}` apart
+            text = GROUP_STYLE_RE.sub(r"\1", text)
+            text = FRAC_RE.sub(r"\1/\2", text)
+            if text == before:
+                break
+    if "$" in text:
+        text = MATH_RE.sub(lambda m: m.group(1) or m.group(2), text)
+    if "\\" in text:
+        text = ESCAPE_RE.sub(r"\1", text)
+        text = SPACING_RE.sub(" ", text)
+        text = COMMAND_RE.sub(_command, text)
+    if "~" in text:
+        text = TILDE_RE.sub(" ", text)
+    if "{" in text or "}" in text:
+        text = BRACE_RE.sub("", text)
+    return text
 
 
 def strip_markdown(text: str) -> str:
     """Remove markdown emphasis and code marks, keeping what they wrap."""
-    text = BOLD_RE.sub(lambda m: m.group(1) or m.group(2), text)
-    text = ITALIC_RE.sub(r"\1", text)
-    return CODE_RE.sub(r"\1", text)
+    if "*" in text or "_" in text:
+        text = INNER_INITIAL_RE.sub(lambda m: m.group(1).lower(), text)
+        text = BOLD_RE.sub(lambda m: m.group(1) or m.group(2), text)
+        text = ITALIC_RE.sub(r"\1", text)
+    if "`" in text:
+        text = CODE_RE.sub(r"\1", text)
+    return text
 
 
 def emphasized(raw: str) -> list[str]:
     """Spans the author set apart with bold, italics or `\\texttt` (cleaned), in order."""
+    if not MARKUP_RE.search(raw):
+        return []
     spans: list[str] = []
     urls: list[str] = []
-    text = protect_urls(raw, urls)
-    for pattern in (BOLD_RE, TEXT_COMMAND_RE, GROUP_STYLE_RE):
+    text = protect_urls(_PRIVATE_RE.sub("", raw), urls)
+    text = INNER_INITIAL_RE.sub(lambda m: m.group(1).lower(), text)
+    patterns = [BOLD_RE] if "*" in text or "_" in text else []
+    if "\\" in text:
+        patterns += [TEXT_COMMAND_RE, GROUP_STYLE_RE]
+    found: list[tuple[int, str]] = []
+    for pattern in patterns:
         for match in pattern.finditer(text):
             inner = next(g for g in match.groups() if g is not None)
-            spans.append(clean_text(inner))
-    for match in ITALIC_RE.finditer(BOLD_RE.sub(" ", text)):
-        spans.append(clean_text(match.group(1)))
-    return [s for s in spans if s]
+            found.append((match.start(), inner))
+    if "*" in text:
+        for match in ITALIC_RE.finditer(BOLD_RE.sub(lambda m: " " * len(m.group(0)), text)):
+            found.append((match.start(), match.group(1)))
+    for _, inner in sorted(found):
+        span = clean_text(_PLACEHOLDER_RE.sub(lambda m: urls[int(m.group(1))], inner))
+        if span:
+            spans.append(span)
+    return spans

@@ -1,147 +1,908 @@
-"""Named artifacts (methods, models, benchmarks, datasets ...) a paper introduces or mentions."""
+"""Named artifacts (methods, models, benchmarks, datasets ...) a paper introduces or mentions.
+
+The text is read once as a list of tokens, each given a shape: a *strong* name (CommVQ, GSM8K,
+LLaMA-3.1, scVI: capitals inside, or letters mixed with digits), a *title* word (Adam, Diffusion),
+a number, a lowercase word or punctuation. Then:
+
+- introduced: a cue (`we propose`, `this paper introduces`, `our proposed`, `X introduces`,
+  `called`/`named`/`namely`, `X, a novel ...`, `our X`, an emphasised strong name) followed by
+  a name; `Long Form (SF)` gives the short form as the name and the long form as an alias;
+- mentioned: runs of strong and title words (`Grounding DINO`, `SWE-bench Lite`, `LLaMA-3.1 8B`),
+  a run of title words that is not a generic class (`Direct Preference Optimization`), a single
+  title word only where the context says it is a name (`like Adam`, `such as scVI or Harmony`),
+  and acronyms defined in the text that name a technique rather than a field, task or class
+  (`Rotary Position Embedding (RoPE)` yes; `reinforcement learning (RL)`, `LLMs` no);
+- never: sentence-initial capitals, generic acronyms of a field, metrics, units, numbers,
+  hardware, citations, URL pieces, and the paper's own names again as mentions.
+"""
 
 from __future__ import annotations
 
 import re
 import unicodedata
+from functools import lru_cache
 
 from etl.models import Acronym, MethodMention
+from etl.transform.acronyms import Definition, acronym_definitions, singular_word
 
-# A name as authors write one: mixed case (TimeFuse, CommVQ), capitals (MAPLE), or with digits
-# and hyphens (GPT-4, PDI-CP, LLaMA-3.1). Plain capitalised words (Large, Time) are not names.
-NAME = r"(?:[A-Za-z0-9]+(?:[-.][A-Za-z0-9]+)*)"
-NAME_RE = re.compile(rf"(?<![\w-]){NAME}(?![\w-])")
-INTRO_VERBS = (
-    r"(?:we|this\s+(?:paper|work)|here\s+we)\s+(?:also\s+|further\s+|then\s+|first\s+)?"
-    r"(?:propose|introduce|present|develop|design|build|construct|release|curate|create|"
-    r"contribute|offer|establish|formulate|devise)s?d?"
+# Words with internal hyphens, dots, pluses, apostrophes and @ stay one token (LLaMA-3.1, TD3+BC).
+TOKEN_RE = re.compile(r"[^\W_](?:[^\W_]|[-.+'’@](?=[^\W_]))*\+*|\S")
+URL_MASK_RE = re.compile(
+    r"(?i)(?:\b(?:https?://|www\.)|(?<![\w@.-])(?:[\w-]+\.)+(?:com|org|io|net|co|ai|edu|dev)/)"
+    r"[^\s<>\"'`{}|\\^\[\]]*"
 )
-INTRO_PATTERNS = [
-    re.compile(rf"(?i:{INTRO_VERBS})\b[^.;:]{{0,80}}?(?<![\w-])({NAME})(?=[\s,.;:)]|$)"),
-    re.compile(rf"(?i:\b(?:called|named|dubbed|termed|coined|namely|denoted(?:\s+as|\s+by)?))"
-               rf"\s+[\"“']?({NAME})"),
-    re.compile(rf"(?<![\w-])({NAME}),\s+(?i:a|an)\s+(?i:novel|new|simple|general|unified|"
-               r"scalable|efficient|principled|lightweight|flexible|first|plug-and-play)"),
-    re.compile(rf"\b(?i:our|the\s+proposed)\s+(?:method|model|framework|approach|algorithm|"
-               rf"benchmark|dataset|system|architecture)?,?\s*({NAME})(?![\w-])"),
-]
+
+STRONG, TITLE, NUM, LOWER, PUNCT, ADJ = range(6)
+SENTENCE_ENDS = frozenset({".", "?", "!", ":", "\x00"})
+
+# Field-wide acronyms, classes, metrics, units, hardware, platforms: shaped like names, never
+# a named artifact. Compared in lower case, plural `s` removed.
+GENERIC = frozenset(
+    """
+    ai agi ml dl rl marl irl il nlp nlu nlg cv asr tts mt nmt ner ir qa vqa ocr kg kgs
+    llm vlm mllm lvlm lmm lm plm slm gnn cnn rnn dnn mlp gan vae nn snn ann ebm moe kv
+    sota icl cot rag peft sft rlhf rlaif dp fl pfl cl ssl tta ttt da dg uda ood iid ovd
+    gpu cpu tpu npu fpga asic api sdk os iot hpc sql nosql io ui gui cli url http https
+    html json xml csv pdf latex github gitlab bitbucket huggingface arxiv openreview
+    colab youtube zenodo figshare kaggle wikipedia google meta openai nvidia microsoft
+    deepmind anthropic apple ibm intel amd baidu alibaba tencent huawei facebook twitter
+    id ids kl mse mae rmse mape nll ce pde ode sde mdp pomdp ntk pac vc np rkhs svd pca
+    2d 3d 4d ar vr xr rgb rgb-d lidar mri ct fmri eeg ecg emg pet dna rna mrna scrna-seq
+    hvg gwas snp covid covid-19 sars-cov-2 us usa uk eu un phd ceo ii iii iv vi vii viii
+    ix xi xii top-1 top-5 e.g i.e et al vs etc cf w.r.t so sota-level
+    ap map auc auroc auprc roc fid kid is psnr ssim lpips bleu rouge meteor cider chrf
+    chrf++ ter wer cer ndcg mrr hit hits iou miou dice ece fps flop flops tflop tflops mac
+    macs gflop gflops gb mb kb tb pb ms db hz khz mhz ghz fp fp8 fp16 fp32 fp64 bf16 tf32
+    int4 int8 int16 uint8 nf4 rtx gtx tpuv4 tpuv5 cuda
+    """.split()
+)
+# Capitalised words that are adjectives or families, not artifacts.
+GENERIC_TITLES = frozenset(
+    """
+    bayesian gaussian markov markovian euclidean hamiltonian laplacian lagrangian lagrange
+    boolean riemannian hessian jacobian lipschitz pareto nash fourier bernoulli poisson
+    dirichlet bellman newton newtonian monte carlo transformer transformers english chinese
+    internet web ai january february march april may june july august september october
+    november december monday tuesday wednesday thursday friday saturday sunday
+    """.split()
+)
+HARDWARE_NOUNS = frozenset(
+    "gpu gpus tpu tpus cpu cpus arm arms robot robots chip chips card cards processor "
+    "processors device devices phone phones camera cameras sensor sensors board boards".split()
+)
+HARDWARE_RE = re.compile(r"^(?:[AHVLB]\d{2,4}[A-Za-z]?|RTX|GTX|TPUv\d|M[1-4])$")
+NUMBER_FORMAT_RE = re.compile(r"^(?:FP|BF|INT|UINT|TF|NF)\d+$", re.I)
+UNIT_RE = re.compile(
+    r"^(?:\d[\d.,]*(?:[x×]\d[\d.,]*)?(?:[KMBTkmbt]|x|×|st|nd|rd|th|D|d|px|ms|s|h|GB|MB|TB)?"
+    r"|[vV]\d+(?:\.\d+)*)$"
+)
+ROMAN_RE = re.compile(r"^[IVXivx]+$")
+MATH_TOKEN_RE = re.compile(r"^[a-z][A-Z]\d*$")
+DIGIT_LETTER_RE = re.compile(r"\d")
+
 KIND_WORDS = {
-    "benchmark": "benchmark", "benchmarks": "benchmark", "dataset": "dataset",
-    "datasets": "dataset", "corpus": "dataset", "suite": "benchmark", "loss": "loss",
-    "objective": "loss", "optimizer": "optimizer", "optimiser": "optimizer", "metric": "metric",
-    "score": "metric", "measure": "metric", "model": "model", "models": "model",
-    "llm": "model", "transformer": "architecture", "architecture": "architecture",
-    "network": "architecture", "framework": "framework", "toolkit": "framework",
-    "library": "framework", "algorithm": "algorithm", "method": "method", "approach": "method",
-    "technique": "method", "attack": "method", "agent": "model", "environment": "benchmark",
+    "benchmark": "benchmark", "suite": "benchmark", "leaderboard": "benchmark",
+    "environment": "benchmark", "testbed": "benchmark", "dataset": "dataset", "corpus": "dataset",
+    "corpora": "dataset", "collection": "dataset", "split": "dataset", "atlas": "dataset",
+    "loss": "loss", "objective": "loss", "optimizer": "optimizer", "optimiser": "optimizer",
+    "metric": "metric", "measure": "metric", "distance": "metric", "score": "metric",
+    "model": "model", "llm": "model", "encoder": "model", "decoder": "model", "agent": "model",
+    "estimator": "model", "detector": "model", "classifier": "model", "recommender": "model",
+    "transformer": "architecture", "architecture": "architecture", "network": "architecture",
+    "backbone": "architecture", "framework": "framework", "paradigm": "framework",
+    "pipeline": "framework", "toolkit": "library", "library": "library", "package": "library",
+    "system": "system", "engine": "system", "platform": "system", "algorithm": "algorithm",
+    "solver": "algorithm", "procedure": "algorithm", "method": "method", "approach": "method",
+    "technique": "method", "strategy": "method", "scheme": "method", "attack": "method",
+    "defence": "method", "defense": "method", "mechanism": "method", "curriculum": "method",
+    "sampler": "method", "policy": "method", "module": "module", "block": "module",
+    "layer": "module", "component": "module", "bank": "module", "head": "module",
+    "kernel": "method", "prior": "method", "recipe": "method", "protocol": "method",
+    "tool": "library", "test": "dataset",
 }
-KNOWN_KINDS = {
-    "adam": "optimizer", "adamw": "optimizer", "sgd": "optimizer", "signsgd": "optimizer",
-    "rmsprop": "optimizer", "adagrad": "optimizer", "lion": "optimizer", "muon": "optimizer",
-    "imagenet": "dataset", "cifar-10": "dataset", "cifar-100": "dataset", "mnist": "dataset",
-    "coco": "dataset", "gsm8k": "benchmark", "mmlu": "benchmark", "humaneval": "benchmark",
-}
-# Field-wide acronyms, units and words that look like names but are not named artifacts.
-GENERIC = {
-    "ai", "ml", "dl", "rl", "nlp", "cv", "llm", "llms", "vlm", "vlms", "mllm", "mllms", "lm",
-    "lms", "gnn", "gnns", "cnn", "cnns", "rnn", "rnns", "dnn", "dnns", "mlp", "mlps", "gan",
-    "gans", "vae", "vaes", "sota", "gpu", "gpus", "cpu", "cpus", "tpu", "tpus", "api", "apis",
-    "iid", "i.i.d", "ood", "kl", "pde", "pdes", "ode", "odes", "sde", "sdes", "nn", "nns",
-    "gb", "mb", "kb", "tb", "ms", "fps", "flops", "ii", "iii", "iv", "vi", "vii", "viii", "ix",
-    "xi", "us", "eu", "uk", "usa", "ceo", "phd", "url", "http", "https", "www", "github",
-    "arxiv", "pdf", "ir", "qa", "os", "io", "ui", "id", "ids", "so", "rgb", "3d", "2d", "1d",
-    "4d", "ar", "vr", "iot", "hpc", "sql", "kv", "ci", "roc", "auc", "mse", "mae", "rmse",
-    "ssim", "psnr", "bleu", "f1", "top-1", "top-5", "e.g", "i.e", "et", "al", "vs", "etc",
-}
+# Nouns after which `, X and Y` lists the named instances (`two algorithms, PDI-CP and JDI-CP`).
+LIST_NOUNS = frozenset(KIND_WORDS) | {w + "s" for w in KIND_WORDS} | {"approaches", "strategies"}
+# Plural nouns after an acronym that make it a class: `pointwise information (PI) measures`.
+CLASS_NOUNS = frozenset(w + "s" for w in KIND_WORDS) | frozenset(
+    "approaches strategies families features representations embeddings variants tasks".split()
+)
+# Lowercase nouns that belong to a name: `Thompson sampling`, `Mahalanobis distance`.
+NAME_NOUNS = frozenset({"sampling", "distance", "divergence", "decomposition", "transform", "dropout"})
+
+INTRO_VERBS = frozenset(
+    """
+    propose proposes proposed introduce introduces introduced present presents presented
+    develop develops developed design designs designed build builds construct constructs
+    constructed release releases released curate curates curated create creates created
+    contribute contributes contributed devise devises devised assemble assembles assembled
+    provide provides provided offer offers offered formulate formulates unveil unveils
+    establish establishes
+    """.split()
+)
+SUBJECT_NOUNS = frozenset({"paper", "work", "study", "article", "letter", "report", "note"})
+SUBJECT_DETERMINERS = frozenset({"this", "our", "the", "present"})
+ADVERBS = frozenset(
+    "also further then first additionally newly hence thus therefore finally here subsequently "
+    "next instead now second third moreover furthermore".split()
+)
+NAMING_WORDS = frozenset({"called", "named", "dubbed", "termed", "coined", "namely", "denoted"})
+# Words that end the object of an intro verb: the name, if any, came before them.
+OBJECT_STOPS = frozenset(
+    """
+    to with for on in into from by over via using under against that which who where whose
+    when while than as at through across between among without within based upon after
+    before because since if is are was were be been being can could may might will would
+    should must does do did has have had
+    """.split()
+)
+OF_NOUNS = frozenset({"paradigm", "family", "class", "suite", "set", "collection", "series"})
+NEW_WORDS = frozenset({"new", "novel", "newly", "first"})
+# Context words after which a single capitalised word is a name: `like Adam`, `over Tutel`.
+CUE_BEFORE = frozenset(
+    """
+    like including over than versus vs against outperforming outperforms outperform
+    surpassing surpasses beats beating
+    """.split()
+)
+CUE_PAIRS = frozenset({("such", "as"), ("compared", "with"), ("compared", "to"), ("e.g", ",")})
+COORDINATORS = frozenset({",", "and", "or", "/"})
+ABBREVIATIONS = frozenset({"e.g", "i.e", "al", "vs", "etc", "cf", "w.r.t", "fig", "eq", "resp", "approx"})
+INITIAL_STOPWORDS = frozenset(
+    """
+    the this these those our its their a an in on for with from by to as at using unlike
+    like both all each compared given based while when although however recently moreover
+    furthermore finally specifically notably here then we it they such many most some
+    existing prior previous current modern standard popular evaluating built plugged
+    """.split()
+)
+# Suffixes that turn a name into an adjective: `RoPE-commutative`, `BadNets-style`.
+ADJ_SUFFIX_WORDS = frozenset(
+    """
+    based style like type guided driven aware free specific agnostic centric related inspired
+    level wise only scale aligned compatible enabled friendly conditioned augmented powered
+    generated enhanced initialized pretrained tuned labeled labelled supervised commutative
+    equivariant invariant dependent independent efficient optimal consistent preserving
+    native ready sized size shot step order hard complete side grained oriented induced
+    """.split()
+)
+ADJ_ENDINGS = ("ed", "ive", "ant", "ent", "able", "ible", "ous", "ic", "al")
+
+# Heads of acronym expansions that name a field, task, class or quantity, not an artifact.
+GENERIC_HEADS = frozenset(
+    """
+    learning training detection recognition translation tomography imaging sequencing
+    engineering service problem rate graph network field image intelligence processing art
+    value language vision system task understanding generation retrieval analysis
+    representation data science modeling modelling prediction forecasting answering
+    segmentation synthesis estimation resonance verification
+    """.split()
+)
+# Quantities: named only when the text keeps using them (`PVI outperforms PMI`), not in passing.
+MEASURE_HEADS = frozenset(
+    "information distance divergence entropy error score index ratio metric measure".split()
+)
+LOWERCASE_GENERIC_HEADS = frozenset({"optimization", "optimisation", "regression", "control"})
+FUNCTION_WORDS = frozenset({"of", "for", "with", "and", "in", "on", "to", "the", "from", "by", "via"})
 
 
-def is_name(token: str) -> bool:
-    """A token shaped like a proper name of an artifact rather than an ordinary word."""
-    if len(token) < 2 or token.lower() in GENERIC or token.isdigit():
-        return False
-    if re.fullmatch(r"[\d.,%x×-]+[A-Za-z]{0,2}", token):  # numbers and units: 8B, 60%, 3x
-        return False
-    letters = [c for c in token if c.isalpha()]
-    if not letters:
-        return False
-    uppers = sum(c.isupper() for c in letters)
-    if uppers >= 2:
-        return True
-    if uppers == 1 and not token[0].isupper():  # word with an inner capital: wav2Vec
-        return True
-    return bool(re.search(r"\d", token)) and token[0].isupper() and len(letters) >= 2
-
-
+@lru_cache(maxsize=65536)
 def method_key(name: str) -> str:
     """Key under which spellings of one artifact merge: case, hyphens, spaces and plurals."""
     text = unicodedata.normalize("NFKC", name).casefold()
-    text = re.sub(r"[\s\-_./]+", "", text)
+    text = re.sub(r"[\s\-_./’']+", "", text)
     return text[:-1] if len(text) > 3 and text.endswith("s") and not text.endswith("ss") else text
 
 
-def find_methods(text: str, emphasized: list[str], acronyms: tuple[Acronym, ...]) -> tuple[MethodMention, ...]:
+def generic_key(token: str) -> str:
+    """A token compared with the generic lists: lower case, possessive and plural `s` removed."""
+    if token.endswith(("'s", "’s")):
+        token = token[:-2]
+    if len(token) > 2 and token[-1] == "s" and (token[-2].isupper() or token[-2].isdigit()):
+        token = token[:-1]  # LLMs, GNNs (but not DAS)
+    return token.lower()
+
+
+@lru_cache(maxsize=65536)
+def shape(token: str) -> int:
+    """What a token looks like: a strong name, a title word, a number, a lowercase word ..."""
+    if not token[0].isalnum():
+        return PUNCT
+    if "@" in token:
+        return LOWER
+    if UNIT_RE.match(token):
+        return NUM
+    low = generic_key(token)
+    parts = token.split("-")
+    if len(parts) > 1 and parts[-1].islower() and parts[-1].isalpha():
+        last = parts[-1]
+        if last in ADJ_SUFFIX_WORDS or (last.endswith(ADJ_ENDINGS) and len(last) > 4):
+            return ADJ
+    if low in GENERIC or HARDWARE_RE.match(token) or NUMBER_FORMAT_RE.match(token):
+        return LOWER
+    if ROMAN_RE.match(token) and token.isupper():
+        return LOWER
+    if MATH_TOKEN_RE.match(token) or (len(token) == 1 and not token.isdigit()):
+        return LOWER
+    if is_strong(token):
+        if len(parts) == 2 and parts[0][:1].isupper() and parts[0][1:].islower() and (
+            parts[1].endswith("s") and generic_key(parts[1]) in GENERIC
+        ):
+            return LOWER  # Video-LLMs: a plain word qualifying a generic class, in the plural
+        return STRONG
+    if token[0].isupper():
+        return LOWER if low in GENERIC_TITLES else TITLE
+    return LOWER
+
+
+def is_strong(token: str) -> bool:
+    """Shaped like a coined name: inner capitals (DropEdge, scVI), or letters with digits."""
+    parts = [p for p in re.split(r"[-+]", token) if p]
+    capitalised = 0
+    single_letter = False
+    for part in parts:
+        uppers = sum(c.isupper() for c in part)
+        if uppers >= 2 or (uppers and not part[0].isupper()):
+            return True
+        if uppers:
+            capitalised += 1
+            single_letter = single_letter or len(part) == 1
+        letters = sum(c.isalpha() for c in part)
+        if letters and DIGIT_LETTER_RE.search(part) and not UNIT_RE.match(part):
+            if uppers or letters >= 3 or len(parts) > 1:
+                return True
+    if capitalised >= 2 and single_letter:
+        return True  # Best-of-N, Q-Iteration
+    if len(parts) > 1 and parts[0][:1].isupper() and any(UNIT_RE.match(p) for p in parts[1:]):
+        return True  # Llama-2, Whisper-large-v3
+    return False
+
+
+class _Text:
+    """A text's tokens with their shapes, positions and sentence starts."""
+
+    def __init__(self, text: str):
+        masked = URL_MASK_RE.sub(lambda m: "\x00" + " " * (len(m.group(0)) - 1), text)
+        self.text = text
+        matches = list(TOKEN_RE.finditer(masked))
+        words = [m.group(0) for m in matches]
+        self.words = [_strip_possessive(w) for w in words]
+        self.starts = [m.start() for m in matches]
+        self.ends = [m.start() + len(w) for m, w in zip(matches, self.words, strict=True)]
+        self.lower = [w.lower() for w in self.words]
+        self.shapes = [shape(w) for w in self.words]
+        self.initial = self._sentence_starts()
+        self.n = len(words)
+
+    def _sentence_starts(self) -> list[bool]:
+        """True where capitalisation is forced: text start, after `.`, `?`, `!`, `:` or `1)`."""
+        initial = [False] * len(self.words)
+        at_start = True
+        for i, word in enumerate(self.words):
+            initial[i] = at_start
+            if self.shapes[i] != PUNCT:
+                at_start = False
+            elif word in SENTENCE_ENDS:
+                at_start = word != "." or i == 0 or self.lower[i - 1] not in ABBREVIATIONS
+            elif word == ")" and i >= 1 and (self.words[i - 1].isdigit() or ROMAN_RE.match(self.words[i - 1])):
+                at_start = i < 2 or initial[i - 1]
+            elif word not in "(“\"'‘[":
+                at_start = False
+        return initial
+
+    def span(self, first: int, last: int) -> str:
+        """The text from token `first` to token `last`, as written."""
+        return self.text[self.starts[first] : self.ends[last]]
+
+
+def _strip_possessive(word: str) -> str:
+    return word[:-2] if word.endswith(("'s", "’s")) and len(word) > 2 else word
+
+
+def find_methods(
+    text: str, emphasized: list[str], acronyms: tuple[Acronym, ...]
+) -> tuple[MethodMention, ...]:
     """Introduced and mentioned artifacts of a cleaned text, one mention per artifact."""
-    expansions = {a.acronym: a.expansion for a in acronyms}
-    introduced = _introduced_names(text, emphasized, expansions)
-    mentions: dict[str, MethodMention] = {}
-    for name in introduced:
-        aliases = (expansions[name],) if name in expansions else ()
-        mentions[method_key(name)] = _mention(name, "introduced", text, aliases)
-    concept_acronyms = {a for a, e in expansions.items() if not _is_titled(e)}
-    for match in NAME_RE.finditer(text):
-        token = match.group(0).rstrip(".")
-        key = method_key(token)
-        if key in mentions or not is_name(token) or token in concept_acronyms:
+    if not text:
+        return ()
+    return _Finder(text, emphasized, acronyms).run()
+
+
+class _Finder:
+    """One pass over a text: introduced names first, then mentioned ones."""
+
+    def __init__(self, text: str, emphasized: list[str], acronyms: tuple[Acronym, ...]):
+        self.t = _Text(text)
+        self.definitions = acronym_definitions(text)
+        self.expansions = {a.acronym: a.expansion for a in acronyms}
+        for d in self.definitions:
+            self.expansions.setdefault(d.acronym, d.expansion)
+        self.emphasis = _emphasis_starts(text, emphasized)
+        self.by_long_start = {d.long_start: d for d in self.definitions}
+        self.by_short_start = {d.short_start: d for d in self.definitions}
+        self.masked = _masked_tokens(self.t, self.definitions)
+        self.unmasked = [False] * self.t.n
+        self.found: dict[str, MethodMention] = {}
+        self.keys: dict[str, str] = {}  # every key of a found artifact -> its first key
+        self.bases: set[str] = set()
+
+    def run(self) -> tuple[MethodMention, ...]:
+        self._introduced()
+        self._defined_mentions()
+        self._mentioned()
+        return tuple(self.found.values())
+
+    # -- bookkeeping -----------------------------------------------------------------------
+
+    def _add(self, name: str, role: str, kind: str, aliases: tuple[str, ...] = ()) -> None:
+        """Record an artifact unless one of its spellings is already known."""
+        name = name.strip(" ,.;:\"'“”")
+        if not name or not any(c.isalpha() for c in name):
+            return
+        keys: list[str] = []
+        kept: list[str] = []
+        for spelling in (name, *aliases):
+            key = method_key(spelling)
+            if key and key not in keys:
+                keys.append(key)
+                kept.append(spelling)
+        if any(k in self.keys for k in keys):
+            return
+        base = method_key(_without_version(name))
+        if role == "mentioned" and base in self.bases:
+            return  # PostgreSQL ... PostgreSQL 16
+        mention = MethodMention(name, kind, role, name, tuple(kept[1:]), tuple(keys))
+        self.found[keys[0]] = mention
+        for key in keys:
+            self.keys[key] = keys[0]
+        self.bases.add(base)
+
+    def _known(self, name: str) -> bool:
+        return method_key(name) in self.keys
+
+    # -- introduced ------------------------------------------------------------------------
+
+    def _introduced(self) -> None:
+        t = self.t
+        for i in range(t.n):
+            low = t.lower[i]
+            if low in INTRO_VERBS and self._has_subject(i):
+                self._object(i + 1, self._kind_before(i))
+            elif low == "put" and i + 1 < t.n and t.lower[i + 1] == "forward" and self._has_subject(i):
+                self._object(i + 2, None)
+            elif low in NAMING_WORDS:
+                self._named(i)
+            elif low == "our" and i + 1 < t.n and t.shapes[i + 1] == STRONG:
+                first, last = self._chunk(i + 1)
+                if last >= first and not self._defined_generic(t.words[first]):
+                    self._add_intro(first, last, None)
+            elif t.shapes[i] == STRONG and i + 3 < t.n and t.words[i + 1] == ",":
+                following = {t.lower[i + 2], t.lower[i + 3]}
+                if t.lower[i + 2] in {"a", "an", "the"} and following & NEW_WORDS:
+                    first, last = self._chunk(i)
+                    if first == i:
+                        self._add_intro(first, last, self._kind_after(last + 1))
+        for start, (span, _) in self.emphasis.items():
+            i = self._token_at(start)
+            if i is not None and t.shapes[i] == STRONG and t.ends[i] - t.starts[i] == len(span):
+                if not self._defined_generic(t.words[i]) and not self._defined_mention(t.words[i]):
+                    self._add_intro(i, i, None)
+
+    def _has_subject(self, verb: int) -> bool:
+        """`we propose`, `this paper introduces`, `our proposed`, `ProtoLens introduces`."""
+        t = self.t
+        j = verb - 1
+        while j >= 0 and t.lower[j] in ADVERBS:
+            j -= 1
+        if j < 0:
+            return False
+        word = t.lower[j]
+        if word == "we":
+            return True
+        if t.lower[verb] == "proposed" and word in {"our", "the"}:
+            return True
+        if word in SUBJECT_NOUNS and j > 0 and t.lower[j - 1] in SUBJECT_DETERMINERS:
+            return True
+        return t.shapes[j] == STRONG and self._known(t.words[j]) and t.lower[verb].endswith("s")
+
+    def _object(self, i: int, kind: str | None) -> None:
+        """The name an intro verb introduces, if its object phrase has one."""
+        t = self.t
+        skipped: list[str] = []
+        limit = min(t.n, i + 14)
+        while i < limit:
+            word, low, kind_of = t.words[i], t.lower[i], t.shapes[i]
+            if i in self.by_long_start_token:
+                self._add_definition(self.by_long_start_token[i], kind or _kind_from(skipped))
+                return
+            if kind_of == PUNCT:
+                if word == "," and skipped and skipped[-1] in LIST_NOUNS:
+                    i += 1
+                    continue
+                if word in "“\"'‘":
+                    i += 1
+                    continue
+                if word == "(" and self._paren_definition(i) is not None:
+                    definition = self._paren_definition(i)
+                    assert definition is not None
+                    if definition.long_start >= t.starts[i - len(skipped)]:
+                        self._add_definition(definition, kind or _kind_from(skipped))
+                return
+            if t.starts[i] in self.emphasis:
+                span, end = self.emphasis[t.starts[i]]
+                last = self._token_ending(end)
+                if last is not None and (kind_of in (STRONG, TITLE) or skipped[-1:] == ["called"]):
+                    self._add_intro(i, last, kind or _kind_from(skipped), written=span)
+                    self._list_continues(last + 1, kind or _kind_from(skipped))
+                    return
+            if kind_of in (STRONG, TITLE):
+                first, last = self._chunk(i)
+                if last < first:
+                    return
+                self._add_intro(first, last, kind or _kind_from(skipped))
+                self._list_continues(last + 1, kind or _kind_from(skipped))
+                return
+            if low in OBJECT_STOPS or (low == "of" and (not skipped or skipped[-1] not in OF_NOUNS)):
+                return
+            if low in NAMING_WORDS:
+                return  # `_named` reads what follows
+            skipped.append(low)
+            i += 1
+
+    @property
+    def by_long_start_token(self) -> dict[int, Definition]:
+        """Definitions by the token where their long form starts (computed once)."""
+        cached = getattr(self, "_by_token", None)
+        if cached is None:
+            cached = {}
+            for d in self.definitions:
+                index = self._token_at(d.long_start)
+                if index is not None:
+                    cached.setdefault(index, d)
+            self._by_token: dict[int, Definition] = cached
+        return cached
+
+    def _paren_definition(self, i: int) -> Definition | None:
+        """The definition whose short form is inside the parenthesis at token `i`."""
+        if i + 1 < self.t.n:
+            return self.by_short_start.get(self.t.starts[i + 1])
+        return None
+
+    def _named(self, i: int) -> None:
+        """`called X`, `named X`, `namely X`: X is the paper's name for what it describes."""
+        t = self.t
+        j = i + 1
+        if t.lower[i] == "denoted" and j < t.n and t.lower[j] in {"as", "by"}:
+            j += 1
+        while j < t.n and t.words[j] in "“\"'‘":
+            j += 1
+        if j >= t.n:
+            return
+        kind = self._kind_before(i)
+        if t.starts[j] in self.emphasis:
+            span, end = self.emphasis[t.starts[j]]
+            last = self._token_ending(end)
+            if last is not None:
+                self._add_intro(j, last, kind, written=span)
+                return
+        if t.shapes[j] in (STRONG, TITLE) and not t.initial[j]:
+            first, last = self._chunk(j)
+            if last >= first:
+                self._add_intro(first, last, kind)
+
+    def _list_continues(self, i: int, kind: str | None) -> None:
+        """`PDI-CP and JDI-CP`: further names listed right after an introduced one."""
+        t = self.t
+        while i + 1 < t.n and t.words[i] in {",", "and"}:
+            j = i + 1
+            if t.lower[j] == "and":
+                j += 1
+            if j >= t.n or t.shapes[j] != STRONG:
+                return
+            first, last = self._chunk(j)
+            if last < first:
+                return
+            self._add_intro(first, last, kind)
+            i = last + 1
+
+    def _add_intro(
+        self, first: int, last: int, kind: str | None, written: str | None = None
+    ) -> None:
+        """An introduced name, with its long form when the text gives one right after it."""
+        t = self.t
+        name = written or t.span(first, last)
+        if self._is_excluded(name):
+            return
+        definition = self.by_long_start_token.get(first)
+        if definition is not None and not written:
+            self._add_definition(definition, kind)
+            return
+        definition = self.by_short_start.get(t.starts[first])
+        if definition is not None and definition.acronym.rstrip("s") == name.rstrip("s"):
+            self._add_definition(definition, kind)
+            return
+        if last + 3 < t.n and t.words[last + 1] == "(" and t.words[last + 3] == ")":
+            inner = last + 2
+            if t.shapes[inner] == STRONG:  # Rate-Constrained Training (BackSlash)
+                self._add(t.words[inner], "introduced", kind or self._kind_after(last + 4), (name,))
+                return
+        self._add(name, "introduced", kind or self._kind_after(last + 1) or _kind_of_name(name))
+
+    def _add_definition(self, d: Definition, kind: str | None) -> None:
+        """An introduced acronym: `Core Context Aware (CCA) Attention` becomes `CCA-Attention`."""
+        t = self.t
+        end_token = self._token_at_or_after(d.end)
+        name, alias = d.acronym, d.expansion
+        if end_token is not None and t.shapes[end_token] == TITLE and not t.initial[end_token]:
+            word = t.words[end_token]
+            joined = f"{d.acronym}-{word}"
+            name = joined if joined in t.text else f"{d.acronym} {word}"
+            alias = f"{d.expansion} {word}"
+            for part in (d.acronym, d.expansion):  # claimed: not a mention of their own
+                self.keys.setdefault(method_key(part), method_key(name))
+        after = self._kind_after(end_token) if end_token is not None else None
+        self._add(name, "introduced", kind or after or _kind_of_name(alias), (alias,))
+
+    def _kind_before(self, i: int) -> str | None:
+        """The kind noun closest before token `i` in its clause (`a framework called X`)."""
+        t = self.t
+        for j in range(i - 1, max(-1, i - 5), -1):
+            if t.shapes[j] == PUNCT and t.words[j] != ",":
+                return None
+            kind = KIND_WORDS.get(singular_word(t.lower[j]))
+            if kind:
+                return kind
+        return None
+
+    def _kind_after(self, i: int) -> str | None:
+        """The kind noun of what follows: `, a novel framework`, `benchmark`, `datasets`."""
+        t = self.t
+        j = i
+        if j < t.n and t.words[j] == ",":
+            j += 1
+        for k in range(j, min(t.n, j + 8)):
+            low = t.lower[k]
+            kind = KIND_WORDS.get(singular_word(low))
+            if kind:
+                return kind
+            if t.shapes[k] == PUNCT or low in OBJECT_STOPS:
+                return None
+        return None
+
+    # -- mentioned -------------------------------------------------------------------------
+
+    def _defined_mentions(self) -> None:
+        """Acronyms defined in the text that name a technique, model or measure in use."""
+        for d in self.definitions:
+            if self._known(d.acronym) or self._known(d.expansion):
+                continue
+            if self._is_defined_mention(d):
+                self._add(d.acronym, "mentioned", _kind_of_name(d.expansion), (d.expansion,))
+
+    def _is_defined_mention(self, d: Definition) -> bool:
+        """A defined acronym that names an artifact, not a field, task, class or passing quantity."""
+        if generic_key(d.acronym) in GENERIC or generic_key(d.short) in GENERIC:
+            return False
+        if not d.acronym[:1].isalnum():
+            return False
+        words = d.long.replace("–", " ").split()
+        content = words
+        for index, word in enumerate(words):
+            if word.lower() in FUNCTION_WORDS and index:
+                content = words[:index]
+                break
+        head_written = content[-1].split("-")[-1]
+        head = head_written.lower()
+        plural = d.short != d.acronym or (
+            content is words and singular_word(head_written) != head_written
+        )
+        if plural or self._followed_by_plural(d):
+            return False
+        singular_head = singular_word(head)
+        if singular_head in GENERIC_HEADS:
+            return False
+        titled = sum(w[:1].isupper() for w in words[1:]) >= max(1, len(words) - 2)
+        if not titled and singular_head in LOWERCASE_GENERIC_HEADS:
+            return False
+        if singular_head in MEASURE_HEADS:
+            return self._reused(d) or self._emphasised_at(d.long_start)
+        return True
+
+    def _followed_by_plural(self, d: Definition) -> bool:
+        """`pointwise information (PI) measures`: the acronym qualifies a plural noun."""
+        i = self._token_at_or_after(d.end)
+        if i is None:
+            return False
+        return self.t.lower[i] in CLASS_NOUNS
+
+    def _reused(self, d: Definition) -> bool:
+        """The acronym appears again after its definition."""
+        return bool(re.search(rf"(?<![\w-]){re.escape(d.acronym)}(?![\w])", self.t.text[d.end :]))
+
+    def _emphasised_at(self, start: int) -> bool:
+        return start in self.emphasis
+
+    def _defined_generic(self, token: str) -> bool:
+        """A token that the text defines as an acronym of a generic field, task or class."""
+        token = token[:-1] if token.endswith("s") and token[:-1] in self.expansions else token
+        if token not in self.expansions:
+            return False
+        return not any(d.acronym == token and self._is_defined_mention(d) for d in self.definitions)
+
+    def _defined_mention(self, token: str) -> bool:
+        return any(d.acronym == token and self._is_defined_mention(d) for d in self.definitions)
+
+    def _mentioned(self) -> None:
+        """Runs of name-shaped words that are not generic, initial capitals or the paper's own."""
+        t = self.t
+        i = 0
+        while i < t.n:
+            kind_of = t.shapes[i]
+            if self.masked[i]:
+                i += 1
+                continue
+            if kind_of == ADJ:
+                self._adjective_root(i)
+                i += 1
+                continue
+            if kind_of not in (STRONG, TITLE):
+                i += 1
+                continue
+            first, last = self._chunk(i, mask=True)
+            if last < first:
+                i += 1
+                continue
+            self._judge_chunk(first, last)
+            i = last + 1
+
+    def _chunk(self, i: int, mask: bool = False) -> tuple[int, int]:
+        """The run of name words starting at `i`: titles and strong names, then a version."""
+        t = self.t
+        masked = self.masked if mask else self.unmasked
+        first = i
+        j = i
+        while j < t.n and not masked[j] and (
+            t.shapes[j] in (STRONG, TITLE) or (t.words[j] == "!" and self._brand_bang(j))
+        ):
+            if j > first and t.initial[j] and t.words[j - 1] != "!":
+                break
+            j += 1
+        last = j - 1
+        if last < first:
+            return first, last
+        if j < t.n and t.shapes[j] == NUM and not masked[j] and self._version_follows(j):
+            last = j
+            j += 1
+        if j < t.n and t.lower[j] in NAME_NOUNS:
+            last = j
+        # a sentence-initial ordinary word before a name: `Using ZebraLogic`
+        while first < last and t.initial[first] and t.shapes[first] == TITLE and (
+            self._ordinary_initial(first)
+        ):
+            first += 1
+        return first, last
+
+    def _brand_bang(self, j: int) -> bool:
+        """`Yahoo! R6A`: an exclamation mark inside a name."""
+        t = self.t
+        return (
+            0 < j < t.n - 1
+            and t.shapes[j - 1] == TITLE
+            and t.shapes[j + 1] == STRONG
+            and t.starts[j] == t.ends[j - 1]
+        )
+
+    def _version_follows(self, j: int) -> bool:
+        """A number right after a name is its version or size, unless a unit or `%` follows."""
+        t = self.t
+        if j + 1 < t.n and (t.words[j + 1] in {"%", "×"} or t.lower[j + 1] in UNIT_WORDS):
+            return False
+        return t.starts[j] == t.ends[j - 1] + 1
+
+    def _ordinary_initial(self, i: int) -> bool:
+        """A sentence-initial capitalised word that is an ordinary word, not part of a name."""
+        low = self.t.lower[i]
+        if low in INITIAL_STOPWORDS or low.endswith(("ing", "ed", "ly")):
+            return True
+        return re.search(rf"(?<![\w-]){re.escape(low)}(?![\w-])", self.t.text) is not None
+
+    def _judge_chunk(self, first: int, last: int) -> None:
+        """Decide whether a run of name words is a mentioned artifact."""
+        t = self.t
+        words = [t.words[k] for k in range(first, last + 1) if t.words[k] != "!"]
+        shapes = [t.shapes[k] for k in range(first, last + 1) if t.words[k] != "!"]
+        name = t.span(first, last)
+        if self._is_excluded(name) or self._followed_by(last, HARDWARE_NOUNS):
+            return
+        if last + 2 < t.n and t.lower[last + 1] == "et" and t.lower[last + 2] == "al":
+            return
+        if STRONG in shapes:
+            if t.initial[first] and shapes[0] == TITLE and len(words) > 1 and STRONG not in shapes[:1]:
+                return
+            strong = [w for w, s in zip(words, shapes, strict=True) if s == STRONG]
+            if len(words) == 1 and self._defined_generic(strong[0]):
+                return
+            if len(words) == 1 and self._known(words[0].rstrip("s")):
+                return
+            self._add(name, "mentioned", self._mention_kind(first, last, name))
+            return
+        titles = [w for w, s in zip(words, shapes, strict=True) if s == TITLE]
+        if t.initial[first]:
+            return
+        if len(titles) >= 2:
+            head = titles[-1].split("-")[-1].lower()
+            if singular_word(head) in TITLE_GENERIC_HEADS:
+                return
+            self._add(name, "mentioned", self._mention_kind(first, last, name))
+            return
+        if len(words) > 1 or self._cued(first) or self._listed_with_name(first, last):
+            self._add(name, "mentioned", self._mention_kind(first, last, name))
+
+    def _adjective_root(self, i: int) -> None:
+        """`BadNets-style`, `LASER-based`: the name before an adjective suffix is a mention."""
+        t = self.t
+        word = t.words[i]
+        root, _, suffix = word.rpartition("-")
+        if not root or self._is_excluded(root):
+            return
+        root_shape = shape(root)
+        if root_shape == STRONG and not self._defined_generic(root):
+            self._add(root, "mentioned", self._mention_kind(i, i, root))
+        elif root_shape == TITLE and suffix == "style" and not t.initial[i]:
+            self._add(root, "mentioned", "model")
+
+    def _cued(self, first: int) -> bool:
+        """A single capitalised word right after `like`, `such as`, `over`, `compared with` ..."""
+        t = self.t
+        if first < 1:
+            return False
+        if t.lower[first - 1] in CUE_BEFORE:
+            return True
+        return first >= 2 and (t.lower[first - 2], t.lower[first - 1]) in CUE_PAIRS
+
+    def _listed_with_name(self, first: int, last: int) -> bool:
+        """`scVI or Harmony`: a capitalised word coordinated with a strong name."""
+        t = self.t
+        j = first - 1
+        while j >= 0 and t.lower[j] in COORDINATORS:
+            j -= 1
+        if j < first - 1 and j >= 0 and t.shapes[j] == STRONG and not self.masked[j]:
+            return not self._defined_generic(t.words[j])
+        j = last + 1
+        while j < t.n and t.lower[j] in COORDINATORS:
+            j += 1
+        if j > last + 1 and j < t.n and t.shapes[j] == STRONG and not self.masked[j]:
+            return not self._defined_generic(t.words[j])
+        return False
+
+    def _followed_by(self, last: int, nouns: frozenset[str]) -> bool:
+        return last + 1 < self.t.n and self.t.lower[last + 1] in nouns
+
+    def _is_excluded(self, name: str) -> bool:
+        """Generic words and the paper's own names are never mentions."""
+        return generic_key(name) in GENERIC or self._known(name)
+
+    def _mention_kind(self, first: int, last: int, name: str) -> str:
+        """The kind of a mention: a noun after it or its list, one before it, or its shape."""
+        t = self.t
+        j = last + 1
+        steps = 0
+        while j < t.n and steps < 10:
+            low = t.lower[j]
+            kind = KIND_WORDS.get(singular_word(low))
+            if kind:
+                return kind
+            if not (t.shapes[j] in (STRONG, TITLE, NUM) or low in COORDINATORS):
+                break
+            j += 1
+            steps += 1
+        for j in range(first - 1, max(-1, first - 4), -1):
+            low = t.lower[j]
+            kind = KIND_WORDS.get(singular_word(low))
+            if kind:
+                return kind
+            if t.shapes[j] == PUNCT and low not in {",", "("}:
+                break
+        return _kind_of_name(name)
+
+    # -- positions -------------------------------------------------------------------------
+
+    def _token_at(self, offset: int) -> int | None:
+        """The token starting exactly at a character offset."""
+        starts = self.t.starts
+        index = _bisect(starts, offset)
+        return index if index < len(starts) and starts[index] == offset else None
+
+    def _token_at_or_after(self, offset: int) -> int | None:
+        index = _bisect(self.t.starts, offset)
+        return index if index < self.t.n else None
+
+    def _token_ending(self, offset: int) -> int | None:
+        """The token ending exactly at a character offset."""
+        index = _bisect(self.t.starts, offset) - 1
+        return index if index >= 0 and self.t.ends[index] == offset else None
+
+
+UNIT_WORDS = frozenset(
+    "points point times hours hour minutes seconds days tokens parameters params bits bytes "
+    "percent pp dimensions layers".split()
+)
+# Heads of capitalised phrases that name a class, a field or a result, not an artifact.
+TITLE_GENERIC_HEADS = frozenset(
+    """
+    theory theorem inequality lemma law principle conjecture hypothesis problem learning
+    network autoencoder transformer machine intelligence processing vision engineering
+    service model university institute lab laboratory conference workshop challenge
+    """.split()
+)
+
+
+def _bisect(values: list[int], target: int) -> int:
+    low, high = 0, len(values)
+    while low < high:
+        middle = (low + high) // 2
+        if values[middle] < target:
+            low = middle + 1
+        else:
+            high = middle
+    return low
+
+
+def _emphasis_starts(text: str, spans: list[str]) -> dict[int, tuple[str, int]]:
+    """Where emphasised spans occur in the cleaned text: start -> (span, end)."""
+    found: dict[int, tuple[str, int]] = {}
+    for span in dict.fromkeys(spans):
+        if len(span) < 2:
             continue
-        if _is_sentence_word(text, match.start(), token):
-            continue
-        aliases = (expansions[token],) if token in expansions else ()
-        mentions[key] = _mention(token, "mentioned", text, aliases)
-    return tuple(mentions.values())
+        start = text.find(span)
+        while start >= 0:
+            end = start + len(span)
+            if (start == 0 or not text[start - 1].isalnum()) and (
+                end == len(text) or not text[end].isalnum()
+            ):
+                found.setdefault(start, (span, end))
+            start = text.find(span, end)
+    return found
 
 
-def _mention(name: str, role: str, text: str, aliases: tuple[str, ...]) -> MethodMention:
-    """A mention with the keys its spellings merge on."""
-    keys = tuple(dict.fromkeys(method_key(n) for n in (name, *aliases)))
-    return MethodMention(name, _kind(name, text), role, name, aliases, keys)
+def _masked_tokens(t: _Text, definitions: tuple[Definition, ...]) -> list[bool]:
+    """Tokens inside acronym definitions: the definition itself decides what they name."""
+    masked = [False] * t.n
+    for d in definitions:
+        index = _bisect(t.starts, d.start)
+        while index < t.n and t.starts[index] < d.end:
+            masked[index] = True
+            index += 1
+    return masked
 
 
-def _introduced_names(text: str, emphasized: list[str], expansions: dict[str, str]) -> list[str]:
-    """Names the paper presents as its own: cue phrases and emphasised names."""
-    names: list[str] = []
-    for pattern in INTRO_PATTERNS:
-        for match in pattern.finditer(text):
-            token = match.group(1).rstrip(".")
-            if is_name(token) and token not in names:
-                names.append(token)
-    for span in emphasized:
-        if is_name(span) and " " not in span and span not in names:
-            names.append(span)
-    return [n for n in names if n.lower() not in GENERIC]
+def _without_version(name: str) -> str:
+    """`PostgreSQL 16` -> `PostgreSQL`: a trailing version or size."""
+    head, _, tail = name.rpartition(" ")
+    return head if head and UNIT_RE.match(tail) else name
 
 
-def _kind(name: str, text: str) -> str:
-    """The kind of an artifact, from a known name or the noun written after it."""
-    known = KNOWN_KINDS.get(name.lower())
-    if known:
-        return known
-    after = re.search(rf"(?<![\w-]){re.escape(name)}\s+(?:\w+\s+)?([A-Za-z]+)", text)
-    if after:
-        kind = KIND_WORDS.get(after.group(1).lower())
+def _kind_from(words: list[str]) -> str | None:
+    """The last kind noun among the words before a name."""
+    for word in reversed(words):
+        kind = KIND_WORDS.get(singular_word(word))
         if kind:
             return kind
+    return None
+
+
+def _kind_of_name(name: str) -> str:
+    """A kind guessed from the name itself: `SNS-Bench` is a benchmark, `SignSGD` an optimizer."""
+    low = name.lower()
+    if low.endswith(("bench", "eval", "-env")) or "bench" in low:
+        return "benchmark"
+    if low.endswith(("sgd", "adam", "adamw", "optimizer")):
+        return "optimizer"
+    if low.endswith(("loss", "entropy")):
+        return "loss"
+    if low.endswith(("distance", "divergence", "information", "score")):
+        return "metric"
+    if low.endswith(("model", "net", "former", "bert", "gpt")):
+        return "model"
+    if low.endswith(("algorithm", "sampling", "search")):
+        return "algorithm"
     return "method"
-
-
-def _is_titled(expansion: str) -> bool:
-    """An expansion written as a proper name (`Rotary Position Embedding`), not a concept."""
-    words = [w for w in re.split(r"[\s-]+", expansion) if w and w[0].isalpha()]
-    return bool(words) and sum(w[0].isupper() for w in words) >= max(1, len(words) - 1)
-
-
-def _is_sentence_word(text: str, start: int, token: str) -> bool:
-    """A capitalised ordinary word at the start of a sentence (never true for mixed-case names)."""
-    if sum(c.isupper() for c in token) > 1 or any(c.isdigit() for c in token):
-        return False
-    before = text[:start].rstrip()
-    return not before or before[-1] in ".!?:"
