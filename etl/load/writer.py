@@ -13,6 +13,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.sql.dml import Insert
 
 from etl.load import schema as s
+from etl.load.search_index import BulkSearchIndex
 from etl.models import PaperBundle, Reject, SourceFile, Topic
 
 CHUNK = 900  # ids per IN (...) list: well under every backend's bound-parameter limit
@@ -51,10 +52,15 @@ def insert_rows(connection: Connection, table: Table, rows: Sequence[dict[str, A
     """Insert rows known to be new: COPY on PostgreSQL, executemany on SQLite."""
     if not rows:
         return
-    if connection.dialect.name != "postgresql":
-        connection.execute(table.insert(), list(rows))
-        return
     columns = list(rows[0])
+    if connection.dialect.name != "postgresql":
+        # Straight to the driver: SQLAlchemy's per-row parameter handling is the larger cost here.
+        marks = ", ".join("?" for _ in columns)
+        connection.exec_driver_sql(
+            f"INSERT INTO {table.name} ({', '.join(columns)}) VALUES ({marks})",
+            [tuple(row[c] for c in columns) for row in rows],
+        )
+        return
     raw = connection.connection.driver_connection  # the psycopg connection, same transaction
     names = ", ".join(columns)
     with raw.cursor() as cursor, cursor.copy(f"COPY {table.name} ({names}) FROM STDIN") as copy:  # type: ignore[union-attr]
@@ -111,6 +117,7 @@ class SourceLoader:
         self.run_id = run_id
         self.counts = LoadCounts()
         self.source_id = self._upsert_source(fingerprint)
+        self.search_index = BulkSearchIndex(connection)
 
     def _upsert_source(self, fingerprint: str) -> int:
         """The source's row, created or refreshed with this run's fingerprint."""
@@ -150,7 +157,9 @@ class SourceLoader:
         self.counts.updated += len(changed)
         self.counts.unchanged += len(latest) - len(fresh) - len(changed)
         if fresh:
+            mark = self.search_index.mark()
             insert_rows(self.connection, s.papers, [self._paper_row(b, created=True) for b in fresh])
+            self.search_index.index_new(mark)
         if changed:
             self._update_papers(changed)
         self._write_children([*fresh, *changed])
@@ -317,6 +326,7 @@ class SourceLoader:
 
     def finish(self) -> LoadCounts:
         """Drop provenance this source no longer has, and papers seen nowhere else."""
+        self.search_index.close()
         stale = and_(
             s.paper_sources.c.source_id == self.source_id, s.paper_sources.c.run_id != self.run_id
         )

@@ -1,0 +1,56 @@
+"""Keeping the full-text index in step with `papers` during bulk loads.
+
+On SQLite the FTS5 table is maintained by triggers (sql/sqlite/search.sql), so any writer keeps
+it right. For a bulk load, indexing new rows one trigger call at a time costs about twice a
+set-based `INSERT ... SELECT`, so a load drops the insert trigger inside its transaction,
+indexes each batch's new rows in one statement, and creates the trigger again before commit.
+A rollback (or a kill) restores the trigger with everything else. PostgreSQL needs nothing:
+its `tsvector` column is generated from the row.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import Connection, text
+
+from etl.load.database import split_statements, sql_dir
+
+INSERT_TRIGGER = "papers_fts_insert"
+
+
+def insert_trigger_sql() -> str:
+    """The CREATE TRIGGER statement for new papers, as the migration created it."""
+    statements = split_statements(sql_dir().joinpath("sqlite", "search.sql").read_text("utf-8"))
+    return next(s for s in statements if f"TRIGGER {INSERT_TRIGGER}" in s)
+
+
+class BulkSearchIndex:
+    """Set-based indexing of newly inserted papers for the length of one transaction."""
+
+    def __init__(self, connection: Connection) -> None:
+        self.connection = connection
+        self.active = connection.dialect.name == "sqlite"
+        if self.active:
+            connection.execute(text(f"DROP TRIGGER IF EXISTS {INSERT_TRIGGER}"))
+
+    def mark(self) -> int:
+        """The highest row number before an insert (new rows number above it)."""
+        if not self.active:
+            return 0
+        return int(self.connection.execute(text("SELECT coalesce(max(pk), 0) FROM papers")).scalar_one())
+
+    def index_new(self, mark: int) -> None:
+        """Index the papers inserted since `mark`, in one statement."""
+        if self.active:
+            self.connection.execute(
+                text(
+                    "INSERT INTO papers_fts(rowid, title, abstract, method_names) "
+                    "SELECT pk, title, abstract, method_names FROM papers WHERE pk > :mark"
+                ),
+                {"mark": mark},
+            )
+
+    def close(self) -> None:
+        """Put the insert trigger back, so every later writer keeps the index in step."""
+        if self.active:
+            self.connection.exec_driver_sql(insert_trigger_sql())
+            self.active = False
