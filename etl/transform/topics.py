@@ -12,20 +12,25 @@ from etl.errors import TaxonomyError
 from etl.models import Topic, TopicHit
 
 MAX_TOPICS = 3
+# A topic is kept when its score reaches this share of the best topic's score.
+KEEP_RATIO = 0.4
+# Each further occurrence of a matched term adds this share of its weight (up to 3 times).
+REPEAT_BONUS = 0.25
 WORD_RE = re.compile(r"\w+")
 
-
-Tokens = tuple[str, ...]
+# A term indexed by its first word: (following words, accepted forms of the last word, slug, term).
+Entry = tuple[tuple[str, ...], frozenset[str], str, str]
 
 
 @dataclass(frozen=True)
 class Taxonomy:
-    """Topics with their terms indexed by word sequence; built once per run, shared by workers."""
+    """Topics with their terms indexed by first word; built once per run, shared by workers."""
 
     topics: tuple[Topic, ...]
-    words: dict[Tokens, tuple[tuple[str, str], ...]]  # lowercased words -> (slug, term)
-    acronyms: dict[Tokens, tuple[tuple[str, str], ...]]  # exact-case words -> (slug, term)
-    longest: int
+    first_words: dict[str, tuple[Entry, ...]]  # lowercased first word -> terms (any case)
+    first_exact: dict[str, tuple[Entry, ...]]  # exact-case first word -> acronym terms
+    weights: dict[str, float]  # term -> weight (multi-word terms weigh more)
+    leaves: frozenset[str]
 
 
 def load_taxonomy(path: str | Path | None = None) -> Taxonomy:
@@ -39,6 +44,8 @@ def load_taxonomy(path: str | Path | None = None) -> Taxonomy:
             data = Path(path).read_text("utf-8")
         except OSError as exc:
             raise TaxonomyError(f"{where}: cannot read: {exc.strerror or exc}") from exc
+        except UnicodeDecodeError as exc:
+            raise TaxonomyError(f"{where}: not UTF-8 text: {exc.reason}") from exc
     try:
         document = tomllib.loads(data)
     except tomllib.TOMLDecodeError as exc:
@@ -47,41 +54,53 @@ def load_taxonomy(path: str | Path | None = None) -> Taxonomy:
 
 
 def build_taxonomy(entries: object, where: str = "taxonomy") -> Taxonomy:
-    """Validate `[[topic]]` entries and compile their terms."""
+    """Validate `[[topic]]` entries and index their terms."""
     if not isinstance(entries, list) or not entries:
         raise TaxonomyError(f"{where}: no [[topic]] entries")
     topics: list[Topic] = []
     for number, entry in enumerate(entries, 1):
         if not isinstance(entry, dict) or not entry.get("slug") or not entry.get("name"):
             raise TaxonomyError(f"{where}: topic #{number} needs a slug and a name")
+        slug = entry["slug"]
         terms = entry.get("terms", [])
         if not isinstance(terms, list) or not all(isinstance(t, str) for t in terms):
-            raise TaxonomyError(f"{where}: topic {entry['slug']!r}: terms must be a list of strings")
-        topics.append(Topic(str(entry["slug"]), str(entry["name"]), entry.get("parent"), tuple(terms)))
+            raise TaxonomyError(f"{where}: topic {slug!r}: terms must be a list of strings")
+        parent = entry.get("parent")
+        if parent is not None and not isinstance(parent, str):
+            raise TaxonomyError(f"{where}: topic {slug!r}: parent must be a slug")
+        topics.append(Topic(str(slug), str(entry["name"]), parent, tuple(terms)))
     slugs = [t.slug for t in topics]
     if len(set(slugs)) != len(slugs):
         duplicate = next(s for s in slugs if slugs.count(s) > 1)
         raise TaxonomyError(f"{where}: topic {duplicate!r} is defined twice")
     for topic in topics:
         if topic.parent is not None and topic.parent not in slugs:
-            raise TaxonomyError(f"{where}: topic {topic.slug!r} has unknown parent {topic.parent!r}")
-    words: dict[Tokens, list[tuple[str, str]]] = {}
-    acronyms: dict[Tokens, list[tuple[str, str]]] = {}
+            message = f"topic {topic.slug!r} has unknown parent {topic.parent!r}"
+            raise TaxonomyError(f"{where}: {message}")
+    first_words: dict[str, list[Entry]] = {}
+    first_exact: dict[str, list[Entry]] = {}
+    weights: dict[str, float] = {}
     for topic in topics:
         for term in topic.terms:
             tokens = tuple(WORD_RE.findall(term))
             if not tokens:
                 continue
-            if is_acronym_term(term):
-                acronyms.setdefault(tokens, []).append((topic.slug, term))
-            else:
-                words.setdefault(tuple(t.lower() for t in tokens), []).append((topic.slug, term))
-    longest = max((len(k) for k in [*words, *acronyms]), default=1)
+            exact = is_acronym_term(term)
+            if not exact:
+                tokens = tuple(t.lower() for t in tokens)
+            weights[term] = 1.0 + 0.5 * (len(tokens) - 1)
+            index = first_exact if exact else first_words
+            lasts = frozenset(plural_forms(tokens[-1]))
+            heads = lasts if len(tokens) == 1 else frozenset({tokens[0]})
+            for head in heads:
+                index.setdefault(head, []).append((tokens[1:], lasts, topic.slug, term))
+    leaves = frozenset(t.slug for t in topics if t.parent is not None)
     return Taxonomy(
         tuple(topics),
-        {k: tuple(v) for k, v in words.items()},
-        {k: tuple(v) for k, v in acronyms.items()},
-        longest,
+        {k: tuple(v) for k, v in first_words.items()},
+        {k: tuple(v) for k, v in first_exact.items()},
+        weights,
+        leaves,
     )
 
 
@@ -90,41 +109,74 @@ def is_acronym_term(term: str) -> bool:
     return term.upper() == term and any(c.isalpha() for c in term)
 
 
-def _singulars(word: str) -> tuple[str, ...]:
-    """The word and the forms it has without a plural ending."""
-    forms = [word]
-    if len(word) > 3 and word.endswith("es"):
-        forms.append(word[:-2])
-    if len(word) > 2 and word.endswith("s"):
-        forms.append(word[:-1])
+def plural_forms(word: str) -> tuple[str, ...]:
+    """A term's last word and the plural forms a text may use instead (`query`, `queries`)."""
+    forms = [word, word + "s"]
+    if word.endswith(("s", "x", "z", "ch", "sh")):
+        forms.append(word + "es")
+    if len(word) > 2 and word.endswith("y") and word[-2] not in "aeiouAEIOU":
+        forms.append(word[:-1] + ("IES" if word.isupper() else "ies"))
     return tuple(forms)
 
 
 def matched_terms(text: str, taxonomy: Taxonomy) -> dict[str, list[str]]:
-    """Terms found in a text, by topic: whole words, hyphens and spaces alike, plurals accepted."""
+    """Terms found in a text, by topic (see `term_counts`)."""
+    return {slug: list(terms) for slug, terms in term_counts(text, taxonomy).items()}
+
+
+def term_counts(text: str, taxonomy: Taxonomy) -> dict[str, dict[str, int]]:
+    """Terms found in a text, by topic: whole words, hyphens and spaces alike, plurals accepted.
+
+    A match inside a longer match counts only for the longer term (`language model` inside
+    `large language model`), unless the shorter term also occurs on its own elsewhere.
+    """
     tokens = WORD_RE.findall(text)
     lowered = [t.lower() for t in tokens]
-    found: dict[str, list[str]] = {}
-    for start in range(len(tokens)):
-        for size in range(1, min(taxonomy.longest, len(tokens) - start) + 1):
-            head = start + size - 1
-            for index, words in ((taxonomy.words, lowered), (taxonomy.acronyms, tokens)):
-                for last in _singulars(words[head]):
-                    for slug, term in index.get((*words[start:head], last), ()):
-                        terms = found.setdefault(slug, [])
-                        if term not in terms:
-                            terms.append(term)
+    count = len(tokens)
+    first_words, first_exact = taxonomy.first_words, taxonomy.first_exact
+    matches: list[tuple[int, int, str, str]] = []  # (start, end, slug, term)
+    for start, low in enumerate(lowered):
+        for index, words in ((first_words.get(low), lowered), (first_exact.get(tokens[start]), tokens)):
+            if not index:
+                continue
+            for rest, lasts, slug, term in index:
+                size = len(rest)
+                if size:
+                    end = start + size
+                    if end >= count or words[end] not in lasts:
+                        continue
+                    if size > 1 and tuple(words[start + 1 : end]) != rest[:-1]:
+                        continue
+                matches.append((start, start + size, slug, term))
+    found: dict[str, dict[str, int]] = {}
+    longest_end = -1
+    for start, end, slug, term in sorted(matches, key=lambda m: (m[0], -m[1])):
+        if end < longest_end or (end == longest_end and start > covered_start):
+            continue  # inside a longer match
+        if end > longest_end:
+            longest_end, covered_start = end, start
+        terms = found.setdefault(slug, {})
+        terms[term] = terms.get(term, 0) + 1
     return found
 
 
+def score_terms(terms: dict[str, int], taxonomy: Taxonomy) -> float:
+    """Each distinct term's weight, a little more when it recurs."""
+    return sum(taxonomy.weights[t] * (1.0 + REPEAT_BONUS * min(n - 1, 3)) for t, n in terms.items())
+
+
 def assign_topics(text: str, taxonomy: Taxonomy) -> tuple[TopicHit, ...]:
-    """The best topics of a text, each scored by the distinct terms that matched."""
-    evidence = matched_terms(text, taxonomy)
-    scored = [
-        (slug, sum(1.0 + 0.5 * (len(WORD_RE.findall(term)) - 1) for term in terms), terms)
-        for slug, terms in evidence.items()
-    ]
-    leaves = {t.slug for t in taxonomy.topics if t.parent is not None}
-    ranked = sorted(scored, key=lambda s: (s[0] not in leaves, -s[1], s[0]))
-    best = [s for s in ranked if s[0] in leaves][:MAX_TOPICS] or ranked[:1]
-    return tuple(TopicHit(slug, round(score, 2), tuple(terms)) for slug, score, terms in best)
+    """The best leaf topics of a text (an area when no leaf matches), scored by matched terms.
+
+    A topic scores the weights of its distinct matched terms; topics within KEEP_RATIO of the
+    best score are kept, at most MAX_TOPICS of them.
+    """
+    evidence = term_counts(text, taxonomy)
+    if not evidence:
+        return ()
+    scored = [(score_terms(terms, taxonomy), slug, tuple(terms)) for slug, terms in evidence.items()]
+    leaves = [s for s in scored if s[1] in taxonomy.leaves] or scored
+    leaves.sort(key=lambda s: (-s[0], s[1]))
+    best = leaves[0][0]
+    kept = [s for s in leaves[:MAX_TOPICS] if s[0] >= KEEP_RATIO * best]
+    return tuple(TopicHit(slug, round(score, 2), tuple(terms)) for score, slug, terms in kept)
