@@ -19,14 +19,12 @@ PAREN_RE = re.compile(r"\(([^()]{1,80})\)")
 SHORT_FORM_RE = re.compile(r"^[A-Za-z0-9][\w\-./&+]*$")
 # Separators between a short form and what follows it inside the parentheses: "(RoPE; ...)"
 SPLIT_RE = re.compile(r"[;,]\s*|\s+(?:or|i\.e\.|e\.g\.)\s+")
-TITLED = r"[A-Z][\w'’-]*"
-# `MIB, a Mechanistic Interpretability Benchmark`: the short form, then a capitalised long form.
-APPOSITIVE_RE = re.compile(rf"(?<![\w-])([A-Za-z0-9][\w-]{{1,11}}), (?:an?|the) ((?:{TITLED} ){{1,8}}{TITLED})")
+TITLED_RE = re.compile(r"[A-Z][\w'’-]*$")
+# `MIB, a Mechanistic Interpretability Benchmark`: a short form, then a capitalised long form.
+APPOSITIVE_RE = re.compile(r", (?:an?|the) (?=[A-Z])")
 # `Many-Shot Adaptive Pseudo-Labeling, namely MAPLE`: a capitalised long form, then the short one.
-NAMELY_RE = re.compile(
-    rf"((?:{TITLED} ){{0,8}}{TITLED}),? (?:namely|called|dubbed|termed|abbreviated as) "
-    r"([A-Za-z0-9][\w-]{1,11})(?![\w-])"
-)
+NAMELY_RE = re.compile(r",? (?:namely|called|dubbed|termed|abbreviated as) ([A-Za-z0-9][\w-]{1,11})(?![\w-])")
+SHORT_BEFORE_RE = re.compile(r"(?<![\w-])[A-Za-z0-9][\w-]{1,11}$")
 WORD_RE = re.compile(r"\S+")
 DIGIT_RUN_RE = re.compile(r"([A-Za-z])([2-4])(?![0-9])")
 MAX_WORDS_EXTRA = 5
@@ -87,19 +85,37 @@ def acronym_definitions(text: str) -> tuple[Definition, ...]:
                 add(short_start, match.end(), long_start, short_start, *pair)
     if ", " in text:
         for match in APPOSITIVE_RE.finditer(text):
-            short, phrase = match.group(1), match.group(2)
-            long_form = _titled_long_form(short, phrase.split(), from_start=True)
+            short_match = SHORT_BEFORE_RE.search(text, max(0, match.start() - 12), match.start())
+            if short_match is None:
+                continue
+            words = _titled_run(text[match.end() : match.end() + 160].split(" "), from_start=True)
+            long_form = _titled_long_form(short_match.group(0), words, from_start=True)
             if long_form:
-                end = match.start(2) + len(long_form)
-                add(match.start(), end, match.start(2), match.start(), short, long_form)
+                start = short_match.start()
+                add(start, match.end() + len(long_form), match.end(), start, short_match.group(0), long_form)
         for match in NAMELY_RE.finditer(text):
-            phrase, short = match.group(1), match.group(2)
-            long_form = _titled_long_form(short, phrase.split(), from_start=False)
+            short = match.group(1)
+            window = text[max(0, match.start() - 160) : match.start()]
+            words = _titled_run(window.split(" "), from_start=False)
+            long_form = _titled_long_form(short, words, from_start=False)
             if long_form:
-                long_start = match.start(1) + phrase.rfind(long_form)
-                add(long_start, match.end(), long_start, match.start(2), short, long_form)
+                long_start = match.start() - len(window) + window.rfind(long_form)
+                add(long_start, match.end(), long_start, match.start(1), short, long_form)
     found.sort()
     return tuple(found)
+
+
+def _titled_run(words: list[str], *, from_start: bool) -> list[str]:
+    """The capitalised words at the start (or the end) of a list of words, at most nine."""
+    run: list[str] = []
+    for word in words if from_start else reversed(words):
+        bare = word.rstrip(",.;:)") if from_start else word
+        if not bare or not TITLED_RE.match(bare) or len(run) == 9:
+            break
+        run.append(bare)
+        if bare != word:
+            break  # punctuation ends the phrase
+    return run if from_start else run[::-1]
 
 
 def is_short_form(token: str) -> bool:

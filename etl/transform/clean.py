@@ -7,7 +7,10 @@ import unicodedata
 from collections.abc import Callable
 
 # A URL as written in running text; what may end it is trimmed later.
-URL_RE = re.compile(r"""(?i)\b(?:https?://|www\.)[^\s<>"'`{}|\\^\[\]]+""")
+# CJK and full-width punctuation (`。`, `，`) ends a URL as a space would.
+URL_RE = re.compile(r"""(?i)\b(?:https?://|www\.)[^\s<>"'`{}|\\^\[\]\u3000-\u303f\uff00-\uffef]+""")
+# Characters that end a sentence or a quotation rather than a URL.
+TRAILING = set(".,;:!?'\"*$~…’”»›")
 HREF_RE = re.compile(r"\\href\s*\{([^{}]*)\}\s*\{((?:[^{}]|\{[^{}]*\})*)\}")
 URL_CMD_RE = re.compile(r"\\url\s*\{([^{}]*)\}")
 # URLs are swapped for placeholders in private-use characters while markup is removed.
@@ -105,7 +108,7 @@ def trim_url(url: str) -> str:
     """Drop trailing punctuation and unbalanced closing brackets that belong to the sentence."""
     while url:
         last = url[-1]
-        if last in ".,;:!?'\"*$~":
+        if last in TRAILING:
             url = url[:-1]
         elif last in ")]}" and url.count(last) > url.count({")": "(", "]": "[", "}": "{"}[last]):
             url = url[:-1]

@@ -10,9 +10,19 @@ from etl.transform.clean import HREF_RE, URL_CMD_RE, URL_RE, trim_url
 
 # Schemeless repository links such as `GitHub.com/owner/repo` in running text.
 SCHEMELESS_RE = re.compile(
-    r"(?i)(?<![\w./@-])(?:github\.com|gitlab\.com|bitbucket\.org|huggingface\.co)/[^\s<>\"'`{}|\\^\[\]]+"
+    r"(?i)(?<![\w./@-])(?:github\.com|gitlab\.com|bitbucket\.org|huggingface\.co)/"
+    r"[^\s<>\"'`{}|\\^\[\]\u3000-\u303f\uff00-\uffef]+"
 )
-CODE_HOSTS = {"github.com", "gitlab.com", "bitbucket.org", "huggingface.co", "codeberg.org"}
+CODE_HOSTS = {
+    "github.com", "gitlab.com", "bitbucket.org", "huggingface.co", "codeberg.org",
+    "raw.githubusercontent.com",
+}
+SCHEMELESS_HINTS = ("github.com/", "gitlab.com/", "bitbucket.org/", "huggingface.co/")
+GITLAB_ROUTES = {"-", "tree", "blob", "raw", "issues", "merge_requests", "wikis", "commits",
+                 "releases", "tags", "pipelines"}
+HF_PAGES = {"papers", "models", "datasets", "spaces", "learn", "tasks", "organizations", "join",
+            "chat", "posts", "new"}
+GIT_SUFFIX_RE = re.compile(r"(?i)\.git$")
 PAPER_HOSTS = {
     "arxiv.org", "openreview.net", "doi.org", "dx.doi.org", "aclanthology.org",
     "proceedings.mlr.press", "proceedings.neurips.cc", "papers.nips.cc",
@@ -37,14 +47,29 @@ DOI_RE = re.compile(r"^(?:doi:)?(10\.\d{4,9}/\S+)$", re.I)
 
 
 def find_urls(raw: str) -> list[str]:
-    """URLs as written in a text: `\\href` and `\\url` targets, bare and schemeless links."""
-    found: list[str] = []
-    rest = HREF_RE.sub(lambda m: found.append(m.group(1).strip()) or " ", raw)  # type: ignore[func-returns-value]
-    rest = URL_CMD_RE.sub(lambda m: found.append(m.group(1).strip()) or " ", rest)  # type: ignore[func-returns-value]
-    found.extend(trim_url(m.group(0)) for m in URL_RE.finditer(rest))
-    rest = URL_RE.sub(" ", rest)
-    found.extend(trim_url(m.group(0)) for m in SCHEMELESS_RE.finditer(rest))
-    return [u for u in found if u]
+    """URLs as written in a text, in order: `\\href` and `\\url` targets, bare and schemeless links."""
+    found: list[tuple[int, str]] = []
+    text = raw
+    if "\\" in text:
+        for pattern in (HREF_RE, URL_CMD_RE):
+            if pattern.search(text):
+                found.extend((m.start(), m.group(1).strip()) for m in pattern.finditer(text))
+                text = pattern.sub(_blank, text)
+    if "://" in text or "www." in text or "WWW." in text:
+        matches = list(URL_RE.finditer(text))
+        if matches:
+            found.extend((m.start(), trim_url(m.group(0))) for m in matches)
+            text = URL_RE.sub(_blank, text)
+    lowered = text.lower()
+    if any(host in lowered for host in SCHEMELESS_HINTS):
+        found.extend((m.start(), trim_url(m.group(0))) for m in SCHEMELESS_RE.finditer(text))
+    found.sort(key=lambda item: item[0])
+    return [url for _, url in found if url]
+
+
+def _blank(match: re.Match[str]) -> str:
+    """Spaces in place of a match, so later patterns cannot see it but positions stay."""
+    return " " * len(match.group(0))
 
 
 def links_from_text(raw: str, found_in: str) -> list[Link]:
@@ -82,24 +107,41 @@ def _netloc(host: str, port: int | None) -> str:
 
 
 def _code_link(host: str, path: str, query: str, found_in: str) -> Link:
-    """A link on a code host: a repository (owner/name split out), a dataset, or a page."""
+    """A link on a code host: a repository (owner/name split out), or a page of the site."""
     segments = [s for s in path.split("/") if s]
-    if host == "huggingface.co" and segments[:1] in (["datasets"], ["spaces"]):
-        kind = "data" if segments[0] == "datasets" else "project"
-        owner_repo = segments[1:3]
-        url = "https://huggingface.co/" + "/".join(segments[:3])
-        if len(owner_repo) == 2:
-            return Link(url, host, kind, found_in, owner_repo[0], owner_repo[1])
-        return Link(url, host, "other", found_in)
-    if host == "gitlab.com" and "-" in segments:
-        segments = segments[: segments.index("-")]  # gitlab.com/group/sub/repo/-/tree/main
-    depth = len(segments) if host == "gitlab.com" else 2
+    if host == "huggingface.co":
+        return _hugging_face_link(segments, found_in)
+    if host == "raw.githubusercontent.com":
+        host = "github.com"
+    if host == "gitlab.com":
+        # gitlab.com/group/sub/repo/-/tree/main: groups nest, routes start at `-`
+        cut = next((k for k, seg in enumerate(segments) if seg in GITLAB_ROUTES), len(segments))
+        segments = segments[:cut]
+        depth = len(segments)
+    else:
+        depth = 2
     if len(segments) >= 2 and segments[0].lower() not in NOT_OWNERS:
-        owner, name = segments[0], re.sub(r"(?i)\.git$", "", segments[depth - 1])
+        owner, name = segments[0], GIT_SUFFIX_RE.sub("", segments[depth - 1])
         repo_path = "/".join([*segments[: depth - 1], name])
         if name:
             return Link(f"https://{host}/{repo_path}", host, "code", found_in, owner, name)
     url = f"https://{host}/" + "/".join(segments)
+    return Link(url.rstrip("/"), host, "other", found_in)
+
+
+def _hugging_face_link(segments: list[str], found_in: str) -> Link:
+    """Model, dataset and Space repositories are code; paper pages are papers."""
+    host = "huggingface.co"
+    prefix: list[str] = []
+    if segments[:1] in (["datasets"], ["spaces"]):
+        prefix, segments = segments[:1], segments[1:]
+    elif segments[:1] == ["papers"] and len(segments) >= 2:
+        return Link(f"https://{host}/papers/{segments[1]}", host, "paper", found_in)
+    if len(segments) >= 2 and (prefix or segments[0].lower() not in NOT_OWNERS | HF_PAGES):
+        owner, name = segments[0], GIT_SUFFIX_RE.sub("", segments[1])
+        url = f"https://{host}/" + "/".join([*prefix, owner, name])
+        return Link(url, host, "code", found_in, owner, name)
+    url = f"https://{host}/" + "/".join([*prefix, *segments])
     return Link(url.rstrip("/"), host, "other", found_in)
 
 

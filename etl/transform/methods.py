@@ -25,15 +25,19 @@ from functools import lru_cache
 from etl.models import Acronym, MethodMention
 from etl.transform.acronyms import Definition, acronym_definitions, singular_word
 
-# Words with internal hyphens, dots, pluses, apostrophes and @ stay one token (LLaMA-3.1, TD3+BC).
-TOKEN_RE = re.compile(r"[^\W_](?:[^\W_]|[-.+'’@](?=[^\W_]))*\+*|\S")
+# Words with internal hyphens, dots, pluses, apostrophes and @ stay one token (LLaMA-3.1, TD3+BC);
+# a possessive `'s` is left out (`LLM's` is `LLM`).
+TOKEN_RE = re.compile(r"[^\W_]+(?:(?:[-.+@]|['’](?![sS]\b))[^\W_]+)*\+*|\S")
+# URLs (with a scheme, `www.`, or a bare code-host or `.com/`-style address) are not names.
 URL_MASK_RE = re.compile(
-    r"(?i)(?:\b(?:https?://|www\.)|(?<![\w@.-])(?:[\w-]+\.)+(?:com|org|io|net|co|ai|edu|dev)/)"
+    r"(?i)(?:\b(?:https?://|www\.)|\b[\w-]+(?:\.[\w-]+)*\.(?:com|org|io|net|co|ai|edu|dev)/)"
     r"[^\s<>\"'`{}|\\^\[\]]*"
 )
 
 STRONG, TITLE, NUM, LOWER, PUNCT, ADJ = range(6)
 SENTENCE_ENDS = frozenset({".", "?", "!", ":", "\x00"})
+BOUNDARIES = SENTENCE_ENDS | {")"}
+OPENERS = frozenset({"(", "“", '"', "'", "‘", "["})
 
 # Field-wide acronyms, classes, metrics, units, hardware, platforms: shaped like names, never
 # a named artifact. Compared in lower case, plural `s` removed.
@@ -126,6 +130,7 @@ ADVERBS = frozenset(
     "next instead now second third moreover furthermore".split()
 )
 NAMING_WORDS = frozenset({"called", "named", "dubbed", "termed", "coined", "namely", "denoted"})
+TRIGGERS = INTRO_VERBS | NAMING_WORDS | {"put", "our"}
 # Words that end the object of an intro verb: the name, if any, came before them.
 OBJECT_STOPS = frozenset(
     """
@@ -261,41 +266,46 @@ class _Text:
     """A text's tokens with their shapes, positions and sentence starts."""
 
     def __init__(self, text: str):
-        masked = URL_MASK_RE.sub(lambda m: "\x00" + " " * (len(m.group(0)) - 1), text)
+        masked = text
+        if "/" in text:
+            masked = URL_MASK_RE.sub(lambda m: "\x00" + " " * (len(m.group(0)) - 1), text)
         self.text = text
-        matches = list(TOKEN_RE.finditer(masked))
-        words = [m.group(0) for m in matches]
-        self.words = [_strip_possessive(w) for w in words]
-        self.starts = [m.start() for m in matches]
-        self.ends = [m.start() + len(w) for m, w in zip(matches, self.words, strict=True)]
-        self.lower = [w.lower() for w in self.words]
-        self.shapes = [shape(w) for w in self.words]
-        self.initial = self._sentence_starts()
+        spans = [m.span() for m in TOKEN_RE.finditer(masked)]
+        self.starts = [start for start, _ in spans]
+        self.ends = [end for _, end in spans]
+        self.words = words = [masked[start:end] for start, end in spans]
+        self.lower = [w.lower() for w in words]
+        self.shapes = [shape(w) for w in words]
         self.n = len(words)
+        self.initial = self._sentence_starts()
 
     def _sentence_starts(self) -> list[bool]:
         """True where capitalisation is forced: text start, after `.`, `?`, `!`, `:` or `1)`."""
-        initial = [False] * len(self.words)
-        at_start = True
-        for i, word in enumerate(self.words):
-            initial[i] = at_start
-            if self.shapes[i] != PUNCT:
-                at_start = False
-            elif word in SENTENCE_ENDS:
-                at_start = word != "." or i == 0 or self.lower[i - 1] not in ABBREVIATIONS
-            elif word == ")" and i >= 1 and (self.words[i - 1].isdigit() or ROMAN_RE.match(self.words[i - 1])):
-                at_start = i < 2 or initial[i - 1]
-            elif word not in "(“\"'‘[":
-                at_start = False
+        words, n = self.words, len(self.words)
+        initial = [False] * n
+        ends = [i for i, w in enumerate(words) if w in BOUNDARIES]
+        for i in [-1, *ends]:
+            if i >= 0:
+                word = words[i]
+                if word == "." and i > 0 and self.lower[i - 1] in ABBREVIATIONS:
+                    continue
+                if word == ")" and not (
+                    i > 0
+                    and (words[i - 1].isdigit() or ROMAN_RE.match(words[i - 1]))
+                    and (i < 2 or initial[i - 1])
+                ):
+                    continue
+            j = i + 1
+            while j < n and words[j] in OPENERS:
+                initial[j] = True
+                j += 1
+            if j < n:
+                initial[j] = True
         return initial
 
     def span(self, first: int, last: int) -> str:
         """The text from token `first` to token `last`, as written."""
         return self.text[self.starts[first] : self.ends[last]]
-
-
-def _strip_possessive(word: str) -> str:
-    return word[:-2] if word.endswith(("'s", "’s")) and len(word) > 2 else word
 
 
 def find_methods(
@@ -363,7 +373,13 @@ class _Finder:
 
     def _introduced(self) -> None:
         t = self.t
-        for i in range(t.n):
+        shapes = t.shapes
+        candidates = [
+            i
+            for i, low in enumerate(t.lower)
+            if low in TRIGGERS or (shapes[i] == STRONG and i + 3 < t.n and t.words[i + 1] == ",")
+        ]
+        for i in candidates:
             low = t.lower[i]
             if low in INTRO_VERBS and self._has_subject(i):
                 self._object(i + 1, self._kind_before(i))
@@ -634,25 +650,18 @@ class _Finder:
     def _mentioned(self) -> None:
         """Runs of name-shaped words that are not generic, initial capitals or the paper's own."""
         t = self.t
-        i = 0
-        while i < t.n:
-            kind_of = t.shapes[i]
-            if self.masked[i]:
-                i += 1
+        masked = self.masked
+        done = -1
+        for i in [i for i, s in enumerate(t.shapes) if s <= TITLE or s == ADJ]:
+            if i <= done or masked[i]:
                 continue
-            if kind_of == ADJ:
+            if t.shapes[i] == ADJ:
                 self._adjective_root(i)
-                i += 1
-                continue
-            if kind_of not in (STRONG, TITLE):
-                i += 1
                 continue
             first, last = self._chunk(i, mask=True)
-            if last < first:
-                i += 1
-                continue
-            self._judge_chunk(first, last)
-            i = last + 1
+            if last >= first:
+                self._judge_chunk(first, last)
+                done = last
 
     def _chunk(self, i: int, mask: bool = False) -> tuple[int, int]:
         """The run of name words starting at `i`: titles and strong names, then a version."""
