@@ -42,11 +42,15 @@ def grant_read_only(engine: Engine, role: str, password: str | None = None) -> b
             f"{verb} ROLE {quote_identifier(role)} {login} NOSUPERUSER NOCREATEDB NOCREATEROLE"
         )
         names = {
-            ":database": quote_identifier(str(connection.scalar(text("SELECT current_database()")))),
+            ":database": quote_identifier(
+                str(connection.scalar(text("SELECT current_database()")))
+            ),
             ":schema": quote_identifier(str(connection.scalar(text("SELECT current_schema()")))),
             ":role": quote_identifier(role),
         }
         template = sql_dir().joinpath("postgresql", "read_only_role.sql").read_text("utf-8")
         for statement in split_statements(template):
-            connection.exec_driver_sql(re.sub(r":(database|schema|role)\b", lambda m: names[m.group(0)], statement))
+            connection.exec_driver_sql(
+                re.sub(r":(database|schema|role)\b", lambda m: names[m.group(0)], statement)
+            )
     return not exists

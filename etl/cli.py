@@ -11,7 +11,14 @@ from typing import Any, TypeVar
 import click
 from rich.console import Console
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    SpinnerColumn,
+    TextColumn,
+    TimeElapsedColumn,
+)
 
 from etl import __version__, read
 from etl.config import mask_url, resolve_database_url
@@ -53,7 +60,11 @@ db_option = click.option(
     "PostgreSQL: postgresql+psycopg://USER@HOST/DB.",
 )
 format_option = click.option(
-    "--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True,
+    "--format",
+    "fmt",
+    type=click.Choice(FORMATS),
+    default="table",
+    show_default=True,
     help="Output format.",
 )
 
@@ -72,11 +83,26 @@ def main() -> None:
 @db_option
 @click.option("--venue", help="Venue for every record (overrides headers and file names).")
 @click.option("--year", type=int, help="Year for every record (overrides headers and file names).")
-@click.option("--taxonomy", type=click.Path(dir_okay=False), help="Topic taxonomy TOML file (default: the packaged one).")
-@click.option("--full-refresh", is_flag=True, help="Delete all papers and reload every source from scratch.")
-@click.option("--workers", type=click.IntRange(min=1), default=default_workers, show_default="the machine's cores",
-              help="Processes for the transform stage.")
-@click.option("--wait", is_flag=True, help="If another run holds the database, wait for it instead of exiting.")
+@click.option(
+    "--taxonomy",
+    type=click.Path(dir_okay=False),
+    help="Topic taxonomy TOML file (default: the packaged one).",
+)
+@click.option(
+    "--full-refresh", is_flag=True, help="Delete all papers and reload every source from scratch."
+)
+@click.option(
+    "--workers",
+    type=click.IntRange(min=1),
+    default=default_workers,
+    show_default="the machine's cores",
+    help="Processes for the transform stage.",
+)
+@click.option(
+    "--wait",
+    is_flag=True,
+    help="If another run holds the database, wait for it instead of exiting.",
+)
 @click.option("--quiet", "-q", is_flag=True, help="No progress display.")
 @handle_errors
 def run_command(
@@ -150,12 +176,12 @@ def print_report(report: RunReport) -> None:
         elif source.status == "ignored":
             out.print(f"[yellow]ignored[/]  {source.path}: {source.message}")
         elif source.rejects:
-            out.print(f"[yellow]rejects[/]  {source.path}: {source.rejects} of {source.records} records rejected")
-    unchanged_note = " (unchanged, skipped)" if report.sources_skipped else ""
+            rejected = f"{source.rejects} of {source.records} records rejected"
+            out.print(f"[yellow]rejects[/]  {source.path}: {rejected}")
     out.print(
         f"Run {report.run_id} {report.status} → {report.database}\n"
-        f"  sources  {report.sources_loaded} loaded, {report.sources_skipped} unchanged{unchanged_note}, "
-        f"{report.sources_failed} failed\n"
+        f"  sources  {report.sources_loaded} loaded, {report.sources_skipped} unchanged "
+        f"(skipped), {report.sources_failed} failed\n"
         f"  papers   {report.papers_inserted} inserted, {report.papers_updated} updated, "
         f"{report.papers_unchanged} unchanged, {report.papers_removed} removed\n"
         f"  written  {report.links} paper links, {report.methods} paper methods\n"
@@ -164,13 +190,18 @@ def print_report(report: RunReport) -> None:
         + ", ".join(f"{k} {v:.2f}" for k, v in report.stage_seconds.items())
         + ")"
     )
-    if report.papers_inserted + report.papers_updated + report.papers_removed == 0 and report.sources_failed == 0:
+    if (
+        report.papers_inserted + report.papers_updated + report.papers_removed == 0
+        and report.sources_failed == 0
+    ):
         out.print("  nothing changed")
 
 
 @main.command("search")
 @click.argument("query")
-@click.option("--limit", "-n", type=click.IntRange(min=1), default=10, show_default=True, help="Rows to show.")
+@click.option(
+    "--limit", "-n", type=click.IntRange(min=1), default=10, show_default=True, help="Rows to show."
+)
 @db_option
 @format_option
 @handle_errors
@@ -248,7 +279,11 @@ def stats_command(database: str | None, fmt: str) -> None:
 
 @main.command("eval")
 @click.argument("gold_file", type=click.Path(exists=True, dir_okay=False))
-@click.option("--taxonomy", type=click.Path(exists=True, dir_okay=False), help="Topic taxonomy TOML file (default: the packaged one).")
+@click.option(
+    "--taxonomy",
+    type=click.Path(exists=True, dir_okay=False),
+    help="Topic taxonomy TOML file (default: the packaged one).",
+)
 @format_option
 @handle_errors
 def eval_command(gold_file: str, taxonomy: str | None, fmt: str) -> None:
@@ -265,7 +300,11 @@ def eval_command(gold_file: str, taxonomy: str | None, fmt: str) -> None:
 
 @main.command("grant-readonly")
 @click.argument("role")
-@click.option("--password", envvar="ETL_READONLY_PASSWORD", help="Login password (or set ETL_READONLY_PASSWORD).")
+@click.option(
+    "--password",
+    envvar="ETL_READONLY_PASSWORD",
+    help="Login password (or set ETL_READONLY_PASSWORD).",
+)
 @db_option
 @handle_errors
 def grant_readonly_command(role: str, password: str | None, database: str | None) -> None:

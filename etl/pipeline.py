@@ -75,7 +75,12 @@ def run(options: RunOptions, progress: ProgressCallback | None = None) -> RunRep
     taxonomy = load_taxonomy(options.taxonomy)
     files, unsupported = extract.discover(options.paths or default_paths())
     engine = load.create_db_engine(url)
-    totals = _Totals(sources=[SourceReport(str(p), "unknown", "ignored", message="unsupported file type") for p in unsupported])
+    totals = _Totals(
+        sources=[
+            SourceReport(str(p), "unknown", "ignored", message="unsupported file type")
+            for p in unsupported
+        ]
+    )
     try:
         with load.run_lock(engine, wait=options.wait):
             tick = time.perf_counter()
@@ -118,7 +123,9 @@ def _load_all(
     with ExitStack() as stack:
         pool = _Pool(stack, options.workers, taxonomy)
         for path in files:
-            totals.sources.append(_load_source(engine, path, options, pool, run_id, fingerprint, totals, progress))
+            totals.sources.append(
+                _load_source(engine, path, options, pool, run_id, fingerprint, totals, progress)
+            )
             if progress:
                 progress("source", 1)
     tick = time.perf_counter()
@@ -151,14 +158,20 @@ def _load_source(
         return SourceReport(str(path), "unknown", "failed", message=str(exc))
     finally:
         totals.time("extract", time.perf_counter() - tick)
-    if state and not options.full_refresh and (state.checksum, state.fingerprint) == (source.checksum, fingerprint):
+    if (
+        state
+        and not options.full_refresh
+        and (state.checksum, state.fingerprint) == (source.checksum, fingerprint)
+    ):
         with engine.begin() as connection:
             load.touch_source(connection, source.path, source.mtime_ns)
         return SourceReport(source.path, source.format, "unchanged")
     try:
         with engine.begin() as connection:
             loader = load.SourceLoader(connection, source, run_id, fingerprint)
-            for bundles, rejects in pool.transform(_batches(source, options.batch_size, totals), totals):
+            for bundles, rejects in pool.transform(
+                _batches(source, options.batch_size, totals), totals
+            ):
                 tick = time.perf_counter()
                 loader.write(bundles, rejects)
                 totals.time("load", time.perf_counter() - tick)
@@ -232,7 +245,10 @@ class _Pool:
             context = multiprocessing.get_context("spawn")
             self.executor = self.stack.enter_context(
                 ProcessPoolExecutor(
-                    self.workers, mp_context=context, initializer=_init_worker, initargs=(self.taxonomy,)
+                    self.workers,
+                    mp_context=context,
+                    initializer=_init_worker,
+                    initargs=(self.taxonomy,),
                 )
             )
         return self.executor
@@ -274,12 +290,16 @@ def _fingerprint(taxonomy: Taxonomy, options: RunOptions) -> str:
 
 
 def _looks_unchanged(path: Path, state: load.SourceState, fingerprint: str) -> bool:
-    """Same size and modification time as last loaded, under the same fingerprint: no need to read."""
+    """Same size, modification time and fingerprint as last loaded: no need to read it."""
     try:
         stat = path.stat()
     except OSError:
         return False
-    return (state.fingerprint, state.size, state.mtime_ns) == (fingerprint, stat.st_size, stat.st_mtime_ns)
+    return (state.fingerprint, state.size, state.mtime_ns) == (
+        fingerprint,
+        stat.st_size,
+        stat.st_mtime_ns,
+    )
 
 
 def _status(totals: _Totals) -> str:

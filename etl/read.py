@@ -120,13 +120,26 @@ def _query_message(exc: DBAPIError) -> str:
 
 def stats(engine: Engine) -> dict[str, Rows]:
     """Counts per table, per venue and per topic, and the last run."""
-    tables = ("papers", "sources", "authors", "links", "methods", "acronyms", "topics", "rejects", "runs")
+    tables = (
+        "papers",
+        "sources",
+        "authors",
+        "links",
+        "methods",
+        "acronyms",
+        "topics",
+        "rejects",
+        "runs",
+    )
     with engine.connect() as connection:
         counts = tuple(
             (name, connection.scalar(text(f"SELECT count(*) FROM {name}"))) for name in tables
         )
         venues = connection.execute(
-            text("SELECT venue, year, papers, papers_with_code FROM venue_summary ORDER BY venue, year")
+            text(
+                "SELECT venue, year, papers, papers_with_code FROM venue_summary "
+                "ORDER BY venue, year"
+            )
         )
         venue_rows = Rows(tuple(venues.keys()), tuple(tuple(r) for r in venues))
         topics = connection.execute(
@@ -153,7 +166,9 @@ def stats(engine: Engine) -> dict[str, Rows]:
 
 def views(dialect: str = "sqlite") -> Rows:
     """The packaged views with their one-line descriptions."""
-    return Rows(("view", "description"), tuple((v.name, v.description) for v in view_definitions(dialect)))
+    return Rows(
+        ("view", "description"), tuple((v.name, v.description) for v in view_definitions(dialect))
+    )
 
 
 def table_names() -> Sequence[str]:

@@ -102,11 +102,15 @@ def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
 
 def load(url: str, *paths: Path | str, **options: object) -> RunReport:
     """Run the real pipeline (one worker, no progress) into a database."""
-    return run(RunOptions(paths=tuple(str(p) for p in paths), database_url=url, workers=1, **options))  # type: ignore[arg-type]
+    return run(
+        RunOptions(paths=tuple(str(p) for p in paths), database_url=url, workers=1, **options)
+    )  # type: ignore[arg-type]
 
 
 @pytest.fixture(scope="module", params=BACKENDS)
-def seeded_url(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def seeded_url(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[str]:
     """A database per backend holding the seed lists, shared by a module's read-only tests."""
     with fresh_database(request.param, tmp_path_factory.mktemp("seeded")) as url:
         load(url, SEEDS)

@@ -43,7 +43,10 @@ def test_read_only_role_reads_views_and_cannot_write(postgres_url: str, reader_r
     reader = create_engine(as_reader, poolclass=NullPool)  # a new session per statement
     try:
         with reader.connect() as connection:
-            assert connection.scalar(text("SELECT count(DISTINCT paper_id) FROM papers_with_code")) == 10
+            assert (
+                connection.scalar(text("SELECT count(DISTINCT paper_id) FROM papers_with_code"))
+                == 10
+            )
         for statement in [
             "INSERT INTO topics (slug, name) VALUES ('x', 'x')",
             "UPDATE papers SET title = 'x'",

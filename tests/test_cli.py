@@ -17,9 +17,18 @@ from etl.cli import main
 ETL = [sys.executable, "-m", "etl"]
 
 
-def etl(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+def etl(
+    *args: str, cwd: Path, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     environment = {k: v for k, v in os.environ.items() if k != "ETL_DATABASE_URL"}
-    return subprocess.run([*ETL, *args], cwd=cwd, env={**environment, **(env or {})}, capture_output=True, text=True, timeout=300)
+    return subprocess.run(
+        [*ETL, *args],
+        cwd=cwd,
+        env={**environment, **(env or {})},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
 
 
 def test_etl_run_in_an_empty_folder_loads_the_packaged_seeds(tmp_path: Path) -> None:
@@ -27,8 +36,12 @@ def test_etl_run_in_an_empty_folder_loads_the_packaged_seeds(tmp_path: Path) -> 
     assert first.returncode == 0, first.stderr
     assert "38 inserted" in first.stdout and "2 loaded" in first.stdout
     with sqlite3.connect(tmp_path / "papers.db") as connection:
-        assert connection.execute("SELECT count(*), min(venue), min(year) FROM papers").fetchone() == (38, "ICML", 2025)
-        assert connection.execute("SELECT count(DISTINCT paper_id) FROM papers_with_code").fetchone() == (10,)
+        assert connection.execute(
+            "SELECT count(*), min(venue), min(year) FROM papers"
+        ).fetchone() == (38, "ICML", 2025)
+        assert connection.execute(
+            "SELECT count(DISTINCT paper_id) FROM papers_with_code"
+        ).fetchone() == (10,)
     second = etl("run", cwd=tmp_path)
     assert second.returncode == 0
     assert "0 inserted, 0 updated" in second.stdout and "2 unchanged" in second.stdout
@@ -52,7 +65,12 @@ def test_search_query_views_and_stats_read_the_database(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     "sql",
-    ["DELETE FROM papers", "INSERT INTO topics (slug, name) VALUES ('x', 'x')", "CREATE TABLE t (x int)", "DROP VIEW papers_with_code"],
+    [
+        "DELETE FROM papers",
+        "INSERT INTO topics (slug, name) VALUES ('x', 'x')",
+        "CREATE TABLE t (x int)",
+        "DROP VIEW papers_with_code",
+    ],
 )
 def test_query_refuses_writes_and_ddl(tmp_path: Path, sql: str) -> None:
     assert etl("run", "-q", cwd=tmp_path).returncode == 0
@@ -75,7 +93,9 @@ def test_user_mistakes_are_errors_not_tracebacks(tmp_path: Path) -> None:
 
 
 def test_rejects_give_exit_status_3_and_a_summary_line(tmp_path: Path) -> None:
-    (tmp_path / "papers.jsonl").write_text('{"title": "Fine", "abstract": "Good."}\n{bad json\n', "utf-8")
+    (tmp_path / "papers.jsonl").write_text(
+        '{"title": "Fine", "abstract": "Good."}\n{bad json\n', "utf-8"
+    )
     result = etl("run", "papers.jsonl", cwd=tmp_path)
     assert result.returncode == 3
     assert "1 of 2 records rejected" in result.stdout and "rejects  1" in result.stdout
@@ -88,7 +108,9 @@ def test_db_option_and_environment_choose_the_database(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     assert target.exists()
     env_target = tmp_path / "from_env.db"
-    result = runner.invoke(main, ["stats", "--format", "json"], env={"ETL_DATABASE_URL": f"sqlite:///{target}"})
+    result = runner.invoke(
+        main, ["stats", "--format", "json"], env={"ETL_DATABASE_URL": f"sqlite:///{target}"}
+    )
     assert result.exit_code == 0 and json.loads(result.output)["database"].endswith("elsewhere.db")
     assert not env_target.exists()
 
@@ -106,6 +128,17 @@ def test_run_and_search_on_postgres(postgres_url: str, tmp_path: Path) -> None:
     assert etl("run", "-q", "--db", postgres_url, cwd=tmp_path).returncode == 0
     found = etl("search", "KV cache", "--db", postgres_url, "--format", "json", cwd=tmp_path)
     assert found.returncode == 0, found.stderr
-    assert "CommVQ" in etl("query", f"SELECT abstract FROM papers WHERE id = '{json.loads(found.stdout)[0]['paper_id']}'", "--db", postgres_url, "--format", "csv", cwd=tmp_path).stdout
+    assert (
+        "CommVQ"
+        in etl(
+            "query",
+            f"SELECT abstract FROM papers WHERE id = '{json.loads(found.stdout)[0]['paper_id']}'",
+            "--db",
+            postgres_url,
+            "--format",
+            "csv",
+            cwd=tmp_path,
+        ).stdout
+    )
     refused = etl("query", "DELETE FROM papers", "--db", postgres_url, cwd=tmp_path)
     assert refused.returncode == 1 and "read-only" in refused.stderr

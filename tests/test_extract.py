@@ -26,7 +26,9 @@ def records(path: Path, **overrides: object) -> list[RawRecord | Reject]:
         ("000_feea92aa1cd1892b", (None, None)),
     ],
 )
-def test_venue_and_year_come_from_headers_in_any_language(header: str, expected: tuple[object, object]) -> None:
+def test_venue_and_year_come_from_headers_in_any_language(
+    header: str, expected: tuple[object, object]
+) -> None:
     assert guess_venue_year(header) == expected
 
 
@@ -45,7 +47,9 @@ def test_seed_lists_hold_19_abstracts_each_with_venue_and_line(seeds: Path) -> N
 
 def test_multi_line_abstracts_are_joined_and_positions_are_first_lines(tmp_path: Path) -> None:
     path = tmp_path / "list.txt"
-    path.write_text("NeurIPS 2024 paper list\n\nFirst abstract\ncontinues here.\n\n\nSecond one.\n", "utf-8")
+    path.write_text(
+        "NeurIPS 2024 paper list\n\nFirst abstract\ncontinues here.\n\n\nSecond one.\n", "utf-8"
+    )
     items = records(path)
     assert [(i.position, i.abstract) for i in items] == [  # type: ignore[union-attr]
         (3, "First abstract continues here."),
@@ -72,7 +76,11 @@ def test_json_array_with_varied_field_names(tmp_path: Path) -> None:
             "track": "oral",
             "novel_field": {"kept": True},
         },
-        {"paper_title": "Only a title", "author_list": ["A. One", "B. Two"], "pdf": "https://x.org/p.pdf"},
+        {
+            "paper_title": "Only a title",
+            "author_list": ["A. One", "B. Two"],
+            "pdf": "https://x.org/p.pdf",
+        },
     ]
     path.write_text(json.dumps(data), "utf-8")
     first, second = records(path)
@@ -88,7 +96,10 @@ def test_json_array_with_varied_field_names(tmp_path: Path) -> None:
 
 def test_json_object_mapping_ids_to_records(tmp_path: Path) -> None:
     path = tmp_path / "export.json"
-    path.write_text(json.dumps({"https://openreview.net/forum?id=abc": {"title": "T", "abstract": "A"}}), "utf-8")
+    path.write_text(
+        json.dumps({"https://openreview.net/forum?id=abc": {"title": "T", "abstract": "A"}}),
+        "utf-8",
+    )
     (item,) = records(path)
     assert isinstance(item, RawRecord)
     assert item.source_id == "https://openreview.net/forum?id=abc"
@@ -97,12 +108,19 @@ def test_json_object_mapping_ids_to_records(tmp_path: Path) -> None:
 
 def test_json_lines_reject_a_broken_line_and_keep_the_rest(tmp_path: Path) -> None:
     path = tmp_path / "papers.jsonl"
-    path.write_text('{"title": "One", "abstract": "a"}\n{"title": broken\n\n{"abstract": "b"}\n[1, 2]\n', "utf-8")
+    path.write_text(
+        '{"title": "One", "abstract": "a"}\n{"title": broken\n\n{"abstract": "b"}\n[1, 2]\n',
+        "utf-8",
+    )
     items = records(path)
     kinds = [(type(i).__name__, i.position) for i in items]
     assert kinds == [("RawRecord", 1), ("Reject", 2), ("RawRecord", 4), ("Reject", 5)]
     broken = items[1]
-    assert isinstance(broken, Reject) and "invalid JSON" in broken.reason and broken.raw == '{"title": broken'
+    assert (
+        isinstance(broken, Reject)
+        and "invalid JSON" in broken.reason
+        and broken.raw == '{"title": broken'
+    )
 
 
 def test_record_without_title_or_abstract_is_rejected(tmp_path: Path) -> None:
@@ -122,7 +140,10 @@ def test_huge_abstract_is_rejected_with_its_size(tmp_path: Path) -> None:
 
 def test_csv_with_authors_joined_by_commas(tmp_path: Path) -> None:
     path = tmp_path / "papers.csv"
-    path.write_text('title,abstract,authors,github\n"T1","Abs, with comma","A One, B Two",https://github.com/o/r\n', "utf-8")
+    path.write_text(
+        'title,abstract,authors,github\n"T1","Abs, with comma","A One, B Two",https://github.com/o/r\n',
+        "utf-8",
+    )
     (item,) = records(path)
     assert isinstance(item, RawRecord)
     assert item.position == 2
@@ -133,7 +154,10 @@ def test_csv_with_authors_joined_by_commas(tmp_path: Path) -> None:
 def test_csv_without_title_or_abstract_column_is_a_clear_error(tmp_path: Path) -> None:
     path = tmp_path / "papers.csv"
     path.write_text("name_of_thing,count\nx,1\n", "utf-8")
-    with pytest.raises(SourceError, match=r"papers.csv:1: CSV needs a title or abstract column; found columns: name_of_thing, count"):
+    with pytest.raises(
+        SourceError,
+        match=r"papers.csv:1: CSV needs a title or abstract column; found columns: name_of_thing, count",
+    ):
         records(path)
 
 
@@ -142,10 +166,15 @@ def test_csv_without_title_or_abstract_column_is_a_clear_error(tmp_path: Path) -
     [
         (b"", "the file is empty"),
         (b"\x89PNG\r\n\x1a\n\x00\x00\x00", "binary file"),
-        ("caf\u00e9 2025 list\n\nAbstract with caf\u00e9.\n".encode("latin-1"), "byte 0xe9 at offset 3"),
+        (
+            "caf\u00e9 2025 list\n\nAbstract with caf\u00e9.\n".encode("latin-1"),
+            "byte 0xe9 at offset 3",
+        ),
     ],
 )
-def test_unreadable_files_are_named_with_the_reason(tmp_path: Path, content: bytes, message: str) -> None:
+def test_unreadable_files_are_named_with_the_reason(
+    tmp_path: Path, content: bytes, message: str
+) -> None:
     path = tmp_path / "bad.txt"
     path.write_bytes(content)
     with pytest.raises(SourceError, match=message) as caught:

@@ -14,13 +14,17 @@ from etl.extract import identify, read_records
 from etl.models import RawRecord, Reject
 
 line_text = st.text(
-    alphabet=st.characters(blacklist_categories=("Cs", "Cc", "Zl", "Zp"), blacklist_characters="\x00"),
+    alphabet=st.characters(
+        blacklist_categories=("Cs", "Cc", "Zl", "Zp"), blacklist_characters="\x00"
+    ),
     min_size=1,
     max_size=80,
 ).filter(lambda t: t.strip() != "")
 paragraphs = st.lists(st.lists(line_text, min_size=1, max_size=3), min_size=1, max_size=8)
 
-SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+SETTINGS = settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 
 
 @SETTINGS
@@ -41,7 +45,15 @@ printable = st.text(alphabet=st.characters(blacklist_categories=("Cs", "Cc")), m
 
 
 @SETTINGS
-@given(st.lists(st.one_of(st.dictionaries(st.text(max_size=10), st.text(max_size=30), max_size=4), printable), min_size=1, max_size=10))
+@given(
+    st.lists(
+        st.one_of(
+            st.dictionaries(st.text(max_size=10), st.text(max_size=30), max_size=4), printable
+        ),
+        min_size=1,
+        max_size=10,
+    )
+)
 def test_json_lines_of_anything_yield_a_record_or_a_reject_per_line(values: list[object]) -> None:
     lines = [json.dumps(v) if isinstance(v, dict) else str(v).replace("\n", " ") for v in values]
     lines = [line for line in lines if line.strip()]

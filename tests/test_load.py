@@ -53,7 +53,9 @@ def test_seeds_load_38_icml_2025_papers(db_url: str, seeds: Path) -> None:
     report = load(db_url, seeds)
     assert report.status == "succeeded"
     assert (report.papers_inserted, report.papers_updated, report.rejects) == (38, 0, 0)
-    assert rows(db_url, "SELECT venue, year, count(*) FROM papers GROUP BY venue, year") == [("ICML", 2025, 38)]
+    assert rows(db_url, "SELECT venue, year, count(*) FROM papers GROUP BY venue, year") == [
+        ("ICML", 2025, 38)
+    ]
     assert scalar(db_url, "SELECT count(*) FROM paper_sources") == 38
     assert scalar(db_url, "SELECT count(*) FROM sources WHERE record_count = 19") == 2
     run = rows(db_url, "SELECT status, papers_inserted, sources_loaded FROM runs")
@@ -69,7 +71,8 @@ def test_second_run_changes_nothing_and_no_table_has_duplicates(db_url: str, see
     assert table_counts(db_url) == before
     for table, key in TABLE_KEYS.items():
         duplicates = scalar(
-            db_url, f"SELECT count(*) FROM (SELECT {key} FROM {table} GROUP BY {key} HAVING count(*) > 1) AS d"
+            db_url,
+            f"SELECT count(*) FROM (SELECT {key} FROM {table} GROUP BY {key} HAVING count(*) > 1) AS d",
         )
         assert duplicates == 0, table
 
@@ -82,10 +85,16 @@ def test_full_refresh_reloads_everything_to_the_same_state(db_url: str, seeds: P
     assert table_counts(db_url) == before
 
 
-def test_same_abstract_in_two_files_is_one_paper_with_two_provenance_rows(db_url: str, tmp_path: Path) -> None:
-    abstract = "We propose **FooNet**, a novel network for bar. Code: https://github.com/foo/foonet."
+def test_same_abstract_in_two_files_is_one_paper_with_two_provenance_rows(
+    db_url: str, tmp_path: Path
+) -> None:
+    abstract = (
+        "We propose **FooNet**, a novel network for bar. Code: https://github.com/foo/foonet."
+    )
     (tmp_path / "a.txt").write_text(f"ICML 2025 papers\n\n{abstract}\n", "utf-8")
-    (tmp_path / "b.jsonl").write_text(json.dumps({"title": "FooNet", "abstract": abstract}) + "\n", "utf-8")
+    (tmp_path / "b.jsonl").write_text(
+        json.dumps({"title": "FooNet", "abstract": abstract}) + "\n", "utf-8"
+    )
     report = load(db_url, tmp_path / "a.txt", tmp_path / "b.jsonl")
     assert report.papers_inserted == 1
     assert scalar(db_url, "SELECT count(*) FROM papers") == 1
@@ -94,7 +103,9 @@ def test_same_abstract_in_two_files_is_one_paper_with_two_provenance_rows(db_url
     assert scalar(db_url, "SELECT count(*) FROM paper_links") == 1
 
 
-def test_changed_source_updates_only_what_changed_and_removes_what_left(db_url: str, tmp_path: Path) -> None:
+def test_changed_source_updates_only_what_changed_and_removes_what_left(
+    db_url: str, tmp_path: Path
+) -> None:
     path = tmp_path / "list.txt"
     path.write_text(
         "ICML 2025 papers\n\nFirst abstract about graphs.\n\nSecond abstract about kernels.\n"
@@ -108,14 +119,22 @@ def test_changed_source_updates_only_what_changed_and_removes_what_left(db_url: 
         "utf-8",
     )
     report = load(db_url, path)
-    assert (report.papers_inserted, report.papers_updated, report.papers_unchanged, report.papers_removed) == (1, 0, 2, 1)
+    assert (
+        report.papers_inserted,
+        report.papers_updated,
+        report.papers_unchanged,
+        report.papers_removed,
+    ) == (1, 0, 2, 1)
     abstracts = {r[0] for r in rows(db_url, "SELECT abstract FROM papers")}
     assert abstracts == {
         "First abstract about graphs.",
         "Third abstract, see https://github.com/o/third.",
         "A new fourth abstract.",
     }
-    positions = rows(db_url, "SELECT p.abstract, ps.position FROM paper_sources ps JOIN papers p ON p.id = ps.paper_id ORDER BY ps.position")
+    positions = rows(
+        db_url,
+        "SELECT p.abstract, ps.position FROM paper_sources ps JOIN papers p ON p.id = ps.paper_id ORDER BY ps.position",
+    )
     assert [p for _, p in positions] == [3, 5, 7]
     assert scalar(db_url, "SELECT count(*) FROM links") == 1
 
@@ -127,19 +146,31 @@ def test_methods_merge_across_papers_through_aliases(db_url: str, tmp_path: Path
         "utf-8",
     )
     load(db_url, tmp_path / "a.txt")
-    methods = rows(db_url, "SELECT method, role FROM method_index WHERE method = 'CommVQ' ORDER BY role")
+    methods = rows(
+        db_url, "SELECT method, role FROM method_index WHERE method = 'CommVQ' ORDER BY role"
+    )
     assert methods == [("CommVQ", "introduced"), ("CommVQ", "mentioned")]
     assert scalar(db_url, "SELECT count(*) FROM methods WHERE name = 'CommVQ'") == 1
-    aliases = {r[0] for r in rows(db_url, "SELECT alias FROM method_aliases a JOIN methods m ON m.id = a.method_id WHERE m.name = 'CommVQ'")}
+    aliases = {
+        r[0]
+        for r in rows(
+            db_url,
+            "SELECT alias FROM method_aliases a JOIN methods m ON m.id = a.method_id WHERE m.name = 'CommVQ'",
+        )
+    }
     assert aliases == {"CommVQ", "Commutative Vector Quantization"}
 
 
-def test_a_bad_file_fails_alone_and_leaves_the_rest_loaded(db_url: str, tmp_path: Path, seeds: Path) -> None:
+def test_a_bad_file_fails_alone_and_leaves_the_rest_loaded(
+    db_url: str, tmp_path: Path, seeds: Path
+) -> None:
     folder = tmp_path / "in"
     shutil.copytree(seeds, folder)
     (folder / "binary.txt").write_bytes(b"\x00\x01\x02 not text")
     (folder / "latin1.txt").write_bytes("ICML 2025 papers\n\nCaf\xe9 abstract.\n".encode("latin-1"))
-    (folder / "broken.jsonl").write_text('{"title": "Good", "abstract": "A good record."}\n{oops\n', "utf-8")
+    (folder / "broken.jsonl").write_text(
+        '{"title": "Good", "abstract": "A good record."}\n{oops\n', "utf-8"
+    )
     report = load(db_url, folder)
     assert report.status == "partial"
     failed = {Path(s.path).name: s.message for s in report.sources if s.status == "failed"}
@@ -147,13 +178,18 @@ def test_a_bad_file_fails_alone_and_leaves_the_rest_loaded(db_url: str, tmp_path
     assert "binary" in (failed["binary.txt"] or "") and "offset" in (failed["latin1.txt"] or "")
     assert report.rejects == 1
     assert scalar(db_url, "SELECT count(*) FROM papers") == 39
-    assert rows(db_url, "SELECT position, reason FROM rejects") == [(2, "invalid JSON: Expecting property name enclosed in double quotes at column 2")]
+    assert rows(db_url, "SELECT position, reason FROM rejects") == [
+        (2, "invalid JSON: Expecting property name enclosed in double quotes at column 2")
+    ]
     assert scalar(db_url, "SELECT status FROM runs") == "partial"
 
 
 def test_a_file_that_breaks_mid_way_is_rolled_back_whole(db_url: str, tmp_path: Path) -> None:
     path = tmp_path / "export.json"
-    path.write_text('[{"title": "One", "abstract": "First."}, {"title": "Two", "abstract": "Second."}, {"title": ', "utf-8")
+    path.write_text(
+        '[{"title": "One", "abstract": "First."}, {"title": "Two", "abstract": "Second."}, {"title": ',
+        "utf-8",
+    )
     report = load(db_url, path)
     (source,) = report.sources
     assert source.status == "failed" and "does not parse after record 2" in (source.message or "")

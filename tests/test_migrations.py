@@ -28,12 +28,17 @@ def schema(url: str) -> dict[str, object]:
     try:
         inspector = inspect(engine)
         names = sorted(inspector.get_table_names()) + sorted(inspector.get_view_names())
-        return {name: sorted((c["name"], str(c["type"])) for c in inspector.get_columns(name)) for name in names}
+        return {
+            name: sorted((c["name"], str(c["type"])) for c in inspector.get_columns(name))
+            for name in names
+        }
     finally:
         engine.dispose()
 
 
-def test_alembic_upgrade_head_creates_the_schema_etl_run_creates(db_url: str, tmp_path: Path, seeds: Path) -> None:
+def test_alembic_upgrade_head_creates_the_schema_etl_run_creates(
+    db_url: str, tmp_path: Path, seeds: Path
+) -> None:
     if db_url.startswith("sqlite"):
         by_etl = f"sqlite:///{tmp_path / 'by_etl.db'}"
         load(by_etl, seeds)
@@ -67,4 +72,3 @@ def test_migrations_match_the_schema_definition(db_url: str) -> None:
             assert compare_metadata(context, metadata) == []
     finally:
         engine.dispose()
-

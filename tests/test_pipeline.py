@@ -33,14 +33,25 @@ def test_workers_give_output_identical_to_one_process(tmp_path: Path) -> None:
     results = {}
     for workers in (1, 2):
         database = tmp_path / f"w{workers}.db"
-        report = run(RunOptions(paths=(str(folder),), database_url=f"sqlite:///{database}", workers=workers, batch_size=100))
+        report = run(
+            RunOptions(
+                paths=(str(folder),),
+                database_url=f"sqlite:///{database}",
+                workers=workers,
+                batch_size=100,
+            )
+        )
         assert report.papers_inserted == 1200
         results[workers] = snapshot(database)
     assert results[1] == results[2]
-    assert all(results[1][name] for name in ("papers", "links", "methods", "paper_topics", "search"))
+    assert all(
+        results[1][name] for name in ("papers", "links", "methods", "paper_topics", "search")
+    )
 
 
 def test_summary_reports_seconds_per_stage(tmp_path: Path, seeds: Path) -> None:
-    report = run(RunOptions(paths=(str(seeds),), database_url=f"sqlite:///{tmp_path / 'p.db'}", workers=1))
+    report = run(
+        RunOptions(paths=(str(seeds),), database_url=f"sqlite:///{tmp_path / 'p.db'}", workers=1)
+    )
     assert {"extract", "transform", "load", "index"} <= set(report.stage_seconds)
     assert all(seconds >= 0 for seconds in report.stage_seconds.values())

@@ -19,7 +19,17 @@ from etl.load.runs import run_lock
 from tests.conftest import load
 from tests.corpus import write_corpus
 
-COUNTED = ("papers", "paper_sources", "links", "paper_links", "methods", "paper_methods", "acronyms", "paper_topics", "sources")
+COUNTED = (
+    "papers",
+    "paper_sources",
+    "links",
+    "paper_links",
+    "methods",
+    "paper_methods",
+    "acronyms",
+    "paper_topics",
+    "sources",
+)
 
 
 def counts(database: Path) -> dict[str, int]:
@@ -39,7 +49,9 @@ def assert_consistent(database: Path) -> None:
         assert half_loaded == []
 
 
-def test_touched_but_unchanged_file_is_hashed_once_then_skipped_by_size_and_time(tmp_path: Path, seeds: Path) -> None:
+def test_touched_but_unchanged_file_is_hashed_once_then_skipped_by_size_and_time(
+    tmp_path: Path, seeds: Path
+) -> None:
     url = f"sqlite:///{tmp_path / 'papers.db'}"
     folder = tmp_path / "in"
     write_corpus(folder, files=2, per_file=5)
@@ -48,7 +60,9 @@ def test_touched_but_unchanged_file_is_hashed_once_then_skipped_by_size_and_time
     report = load(url, folder)
     assert report.sources_skipped == 2 and report.papers_inserted + report.papers_updated == 0
     with sqlite3.connect(tmp_path / "papers.db") as connection:
-        assert connection.execute("SELECT count(*) FROM sources WHERE mtime_ns = 1").fetchone() == (1,)
+        assert connection.execute("SELECT count(*) FROM sources WHERE mtime_ns = 1").fetchone() == (
+            1,
+        )
 
 
 def test_only_the_changed_file_of_twenty_is_read(tmp_path: Path) -> None:
@@ -57,7 +71,9 @@ def test_only_the_changed_file_of_twenty_is_read(tmp_path: Path) -> None:
     write_corpus(folder, files=20, per_file=10)
     load(url, folder)
     changed = folder / "part_007.txt"
-    changed.write_text(changed.read_text("utf-8") + "\nA brand new abstract about kernels.\n", "utf-8")
+    changed.write_text(
+        changed.read_text("utf-8") + "\nA brand new abstract about kernels.\n", "utf-8"
+    )
     report = load(url, folder)
     assert [Path(s.path).name for s in report.sources if s.status == "loaded"] == ["part_007.txt"]
     assert report.sources_skipped == 19
@@ -73,19 +89,25 @@ def test_a_venue_override_rereads_an_unchanged_file(tmp_path: Path, seeds: Path)
         assert connection.execute("SELECT DISTINCT venue FROM papers").fetchall() == [("ICML-W",)]
 
 
-def test_a_second_run_exits_with_a_clear_message_while_one_holds_the_database(tmp_path: Path) -> None:
+def test_a_second_run_exits_with_a_clear_message_while_one_holds_the_database(
+    tmp_path: Path,
+) -> None:
     database = tmp_path / "papers.db"
     engine = create_engine(f"sqlite:///{database}")
     with run_lock(engine):
         result = subprocess.run(
             [sys.executable, "-m", "etl", "run", "-q", "--db", f"sqlite:///{database}"],
-            capture_output=True, text=True, timeout=120,
+            capture_output=True,
+            text=True,
+            timeout=120,
         )
         with pytest.raises(LockedError):
             load(f"sqlite:///{database}")
     engine.dispose()
     assert result.returncode == 1
-    assert "another `etl run` is loading this database" in result.stderr and "--wait" in result.stderr
+    assert (
+        "another `etl run` is loading this database" in result.stderr and "--wait" in result.stderr
+    )
     assert load(f"sqlite:///{database}").papers_inserted == 38  # the lock is gone with its holder
 
 
@@ -94,8 +116,21 @@ def test_sigterm_marks_the_run_interrupted_and_the_next_run_completes(tmp_path: 
     write_corpus(folder, files=30, per_file=150)
     database = tmp_path / "papers.db"
     process = subprocess.Popen(
-        [sys.executable, "-m", "etl", "run", str(folder), "-q", "--workers", "1", "--db", f"sqlite:///{database}"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        [
+            sys.executable,
+            "-m",
+            "etl",
+            "run",
+            str(folder),
+            "-q",
+            "--workers",
+            "1",
+            "--db",
+            f"sqlite:///{database}",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     _wait_for_first_source(database, process)
     process.send_signal(signal.SIGTERM)
@@ -122,7 +157,8 @@ def test_kill_9_mid_load_then_rerun_gives_the_uninterrupted_result(tmp_path: Pat
     database = tmp_path / "papers.db"
     process = subprocess.Popen(
         [sys.executable, "-m", "etl", "run", str(folder), "-q", "--db", f"sqlite:///{database}"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
     )
     _wait_for_first_source(database, process)
     time.sleep(random.uniform(0.0, 1.5))  # a random moment, somewhere inside the load
@@ -141,7 +177,9 @@ def test_kill_9_mid_load_then_rerun_gives_the_uninterrupted_result(tmp_path: Pat
     assert statuses == ["interrupted", "succeeded"]
 
 
-def _wait_for_first_source(database: Path, process: subprocess.Popen[str] | subprocess.Popen[bytes]) -> None:
+def _wait_for_first_source(
+    database: Path, process: subprocess.Popen[str] | subprocess.Popen[bytes]
+) -> None:
     """Block until the run has committed at least one source (so it is mid-load)."""
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
@@ -156,7 +194,9 @@ def _wait_for_first_source(database: Path, process: subprocess.Popen[str] | subp
     raise AssertionError("no source was committed within two minutes")
 
 
-def test_readers_keep_working_while_a_load_holds_the_write_lock(tmp_path: Path, seeds: Path) -> None:
+def test_readers_keep_working_while_a_load_holds_the_write_lock(
+    tmp_path: Path, seeds: Path
+) -> None:
     database = tmp_path / "papers.db"
     load(f"sqlite:///{database}", seeds)
     writer = sqlite3.connect(database, isolation_level=None)
@@ -164,12 +204,36 @@ def test_readers_keep_working_while_a_load_holds_the_write_lock(tmp_path: Path, 
     writer.execute("DELETE FROM paper_topics")  # uncommitted: readers must not see it
     try:
         result = subprocess.run(
-            [sys.executable, "-m", "etl", "query", "SELECT count(*) FROM paper_topics", "--format", "csv", "--db", f"sqlite:///{database}"],
-            capture_output=True, text=True, timeout=60,
+            [
+                sys.executable,
+                "-m",
+                "etl",
+                "query",
+                "SELECT count(*) FROM paper_topics",
+                "--format",
+                "csv",
+                "--db",
+                f"sqlite:///{database}",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=60,
         )
         search = subprocess.run(
-            [sys.executable, "-m", "etl", "search", "KV cache", "--format", "csv", "--db", f"sqlite:///{database}"],
-            capture_output=True, text=True, timeout=60,
+            [
+                sys.executable,
+                "-m",
+                "etl",
+                "search",
+                "KV cache",
+                "--format",
+                "csv",
+                "--db",
+                f"sqlite:///{database}",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=60,
         )
     finally:
         writer.execute("ROLLBACK")
@@ -183,9 +247,15 @@ def test_readers_keep_working_while_a_load_holds_the_write_lock(tmp_path: Path, 
 def test_passwords_in_database_urls_are_never_printed(postgres_url: str, tmp_path: Path) -> None:
     from sqlalchemy.engine import make_url
 
-    with_password = make_url(postgres_url).set(password="hunter2-secret").render_as_string(hide_password=False)
+    with_password = (
+        make_url(postgres_url).set(password="hunter2-secret").render_as_string(hide_password=False)
+    )
     result = subprocess.run(
-        [sys.executable, "-m", "etl", "run", "-q", "--db", with_password], capture_output=True, text=True, timeout=300, cwd=tmp_path
+        [sys.executable, "-m", "etl", "run", "-q", "--db", with_password],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=tmp_path,
     )
     assert result.returncode == 0, result.stderr
     assert "hunter2-secret" not in result.stdout + result.stderr and "***" in result.stdout

@@ -13,7 +13,11 @@ def abstract_of(url: str, paper_id: object) -> str:
     engine = create_engine(url)
     try:
         with engine.connect() as connection:
-            return str(connection.execute(text("SELECT abstract FROM papers WHERE id = :id"), {"id": paper_id}).scalar())
+            return str(
+                connection.execute(
+                    text("SELECT abstract FROM papers WHERE id = :id"), {"id": paper_id}
+                ).scalar()
+            )
     finally:
         engine.dispose()
 
@@ -38,7 +42,21 @@ def test_a_name_written_only_in_latex_is_searchable(seeded_url: str) -> None:
     assert "PDI-CP" in abstract_of(seeded_url, result.rows[0][0])
 
 
-@pytest.mark.parametrize("query", ['"unbalanced', "NEAR(", "AND", "cache OR", "title:cache", "cache*", "-", "a:b:c", "'quote", "(("])
+@pytest.mark.parametrize(
+    "query",
+    [
+        '"unbalanced',
+        "NEAR(",
+        "AND",
+        "cache OR",
+        "title:cache",
+        "cache*",
+        "-",
+        "a:b:c",
+        "'quote",
+        "((",
+    ],
+)
 def test_query_syntax_never_crashes(seeded_url: str, query: str) -> None:
     engine = open_reader(seeded_url)
     try:

@@ -13,8 +13,25 @@ from etl.load.database import view_definitions
 from tests.conftest import fresh_postgres_database, load
 
 CONTRACT = {
-    "papers_with_code": {"paper_id", "venue", "year", "title", "code_url", "repo_owner", "repo_name"},
-    "paper_overview": {"paper_id", "venue", "year", "title", "abstract", "topics", "methods", "code_urls"},
+    "papers_with_code": {
+        "paper_id",
+        "venue",
+        "year",
+        "title",
+        "code_url",
+        "repo_owner",
+        "repo_name",
+    },
+    "paper_overview": {
+        "paper_id",
+        "venue",
+        "year",
+        "title",
+        "abstract",
+        "topics",
+        "methods",
+        "code_urls",
+    },
     "method_index": {"method", "kind", "role", "paper_id", "title"},
     "acronym_glossary": {"acronym", "expansion", "paper_id"},
     "topic_summary": {"topic", "parent", "papers", "papers_with_code", "share_with_code"},
@@ -43,7 +60,9 @@ def test_contract_views_exist_with_their_columns(seeded_url: str) -> None:
 
 
 def test_papers_with_code_lists_ten_papers_with_clean_github_urls(seeded_url: str) -> None:
-    found = fetch(seeded_url, "SELECT paper_id, code_url, repo_owner, repo_name FROM papers_with_code")
+    found = fetch(
+        seeded_url, "SELECT paper_id, code_url, repo_owner, repo_name FROM papers_with_code"
+    )
     assert len({paper for paper, *_ in found}) == 10
     for _, url, owner, name in found:
         assert re.fullmatch(r"https://github\.com/[\w.-]+/[\w.-]+", str(url)), url
@@ -52,14 +71,26 @@ def test_papers_with_code_lists_ten_papers_with_clean_github_urls(seeded_url: st
 
 
 def test_venue_summary_and_overview_agree(seeded_url: str) -> None:
-    assert fetch(seeded_url, "SELECT venue, year, papers, papers_with_code FROM venue_summary") == [("ICML", 2025, 38, 10)]
-    overview = fetch(seeded_url, "SELECT count(*), count(code_urls), count(topics) FROM paper_overview")
+    assert fetch(seeded_url, "SELECT venue, year, papers, papers_with_code FROM venue_summary") == [
+        ("ICML", 2025, 38, 10)
+    ]
+    overview = fetch(
+        seeded_url, "SELECT count(*), count(code_urls), count(topics) FROM paper_overview"
+    )
     assert overview == [(38, 10, 38)]
 
 
 def test_topic_summary_counts_areas_over_their_topics(seeded_url: str) -> None:
-    summary = {r[0]: r[1:] for r in fetch(seeded_url, "SELECT slug, parent, papers, papers_with_code, share_with_code FROM topic_summary")}
-    children = fetch(seeded_url, "SELECT slug, parent_slug FROM topics WHERE parent_slug IS NOT NULL")
+    summary = {
+        r[0]: r[1:]
+        for r in fetch(
+            seeded_url,
+            "SELECT slug, parent, papers, papers_with_code, share_with_code FROM topic_summary",
+        )
+    }
+    children = fetch(
+        seeded_url, "SELECT slug, parent_slug FROM topics WHERE parent_slug IS NOT NULL"
+    )
     for slug, parent in children:
         assert summary[parent][1] >= summary[slug][1]
     for _, papers, with_code, share in summary.values():
@@ -79,7 +110,9 @@ def test_every_view_file_has_a_description_and_dialect_variants_keep_columns() -
     assert set(sqlite_views) == set(postgres_views) == set(CONTRACT)
     for name in CONTRACT:
         assert sqlite_views[name].description and postgres_views[name].description
-        assert sqlite_views[name].column_comments.keys() == postgres_views[name].column_comments.keys()
+        assert (
+            sqlite_views[name].column_comments.keys() == postgres_views[name].column_comments.keys()
+        )
 
 
 def normalise(value: object) -> object:

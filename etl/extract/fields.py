@@ -22,12 +22,44 @@ VENUE_FIELDS = ("venue", "conference", "booktitle", "journal")
 YEAR_FIELDS = ("year", "conferenceyear", "publicationyear")
 # Record fields that hold links, by normalised field name.
 LINK_FIELDS = (
-    "github", "githuburl", "githublink", "code", "codeurl", "codelink", "repository",
-    "repositoryurl", "repo", "repourl", "sourcecode", "project", "projectpage",
-    "projecturl", "homepage", "website", "webpage", "page", "pdf", "pdfurl", "pdflink",
-    "arxiv", "arxivurl", "arxivlink", "openreview", "openreviewurl", "forum", "url",
-    "link", "paperurl", "doiurl", "video", "videourl", "slides", "poster", "data",
-    "dataset", "dataseturl",
+    "github",
+    "githuburl",
+    "githublink",
+    "code",
+    "codeurl",
+    "codelink",
+    "repository",
+    "repositoryurl",
+    "repo",
+    "repourl",
+    "sourcecode",
+    "project",
+    "projectpage",
+    "projecturl",
+    "homepage",
+    "website",
+    "webpage",
+    "page",
+    "pdf",
+    "pdfurl",
+    "pdflink",
+    "arxiv",
+    "arxivurl",
+    "arxivlink",
+    "openreview",
+    "openreviewurl",
+    "forum",
+    "url",
+    "link",
+    "paperurl",
+    "doiurl",
+    "video",
+    "videourl",
+    "slides",
+    "poster",
+    "data",
+    "dataset",
+    "dataseturl",
 )
 
 
@@ -116,8 +148,12 @@ def split_names(value: Any) -> tuple[str, ...]:
         items: list[str] = []
         for item in value:
             if isinstance(item, Mapping):
-                item = item.get("name") or item.get("fullname") or " ".join(
-                    str(item[k]) for k in ("given", "family", "first", "last") if item.get(k)
+                item = (
+                    item.get("name")
+                    or item.get("fullname")
+                    or " ".join(
+                        str(item[k]) for k in ("given", "family", "first", "last") if item.get(k)
+                    )
                 )
             text = _text(item)
             if text:

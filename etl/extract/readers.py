@@ -1,4 +1,4 @@
-"""Streaming readers, one per format; each yields RawRecord or Reject and never holds a whole file."""
+"""Streaming readers, one per format: each yields RawRecord or Reject, never a whole file."""
 
 from __future__ import annotations
 
@@ -27,9 +27,32 @@ Item = RawRecord | Reject
 
 # Words a header or file name uses around the venue name that are not the venue.
 _NOT_VENUE = {
-    "accepted", "paper", "papers", "list", "lists", "abstract", "abstracts", "the", "of",
-    "and", "main", "track", "conference", "proceedings", "all", "orals", "posters", "oral",
-    "poster", "spotlight", "spotlights", "workshop", "export", "data", "dump", "论文列表",
+    "accepted",
+    "paper",
+    "papers",
+    "list",
+    "lists",
+    "abstract",
+    "abstracts",
+    "the",
+    "of",
+    "and",
+    "main",
+    "track",
+    "conference",
+    "proceedings",
+    "all",
+    "orals",
+    "posters",
+    "oral",
+    "poster",
+    "spotlight",
+    "spotlights",
+    "workshop",
+    "export",
+    "data",
+    "dump",
+    "论文列表",
 }
 _YEAR = re.compile(r"(?<!\d)(19[5-9]\d|20\d{2})(?!\d)")
 _WORD = re.compile(r"[^\W_](?:[^\W_]|-)*")
@@ -112,7 +135,9 @@ def read_json_lines(source: SourceFile, encoding: str) -> Iterator[Item]:
             try:
                 value = json.loads(line)
             except json.JSONDecodeError as exc:
-                yield Reject(source.path, number, f"invalid JSON: {exc.msg} at column {exc.colno}", line)
+                yield Reject(
+                    source.path, number, f"invalid JSON: {exc.msg} at column {exc.colno}", line
+                )
                 continue
             yield _json_record(source, number, value, json_text=line)
 
@@ -164,7 +189,9 @@ def _json_record(
     """A RawRecord from one parsed JSON value, or a Reject if it is not an object."""
     raw = json_text if json_text is not None else json.dumps(value, ensure_ascii=False, default=str)
     if not isinstance(value, dict):
-        return Reject(source.path, position, f"expected a JSON object, got {type(value).__name__}", raw)
+        return Reject(
+            source.path, position, f"expected a JSON object, got {type(value).__name__}", raw
+        )
     return record_from_mapping(
         value,
         source=source.path,
@@ -211,7 +238,9 @@ def read_csv(source: SourceFile, encoding: str) -> Iterator[Item]:
                     raw=raw,
                 )
         except csv.Error as exc:
-            raise SourceError(source.path, f"CSV does not parse: {exc}", line=reader.line_num) from exc
+            raise SourceError(
+                source.path, f"CSV does not parse: {exc}", line=reader.line_num
+            ) from exc
 
 
 def _sniff_delimiter(sample: str) -> str:

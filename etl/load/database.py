@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+import importlib.util
 import re
 import sqlite3
 from collections.abc import Iterator
 from dataclasses import dataclass
-import importlib.util
 from pathlib import Path
 from typing import Any
 
@@ -201,9 +201,7 @@ def _comment_view(connection: Connection, view: ViewDefinition) -> None:
     """COMMENT ON the view and its documented columns (PostgreSQL)."""
     connection.execute(text(f"COMMENT ON VIEW {view.name} IS {_literal(view.description)}"))
     for column, comment in view.column_comments.items():
-        connection.execute(
-            text(f"COMMENT ON COLUMN {view.name}.{column} IS {_literal(comment)}")
-        )
+        connection.execute(text(f"COMMENT ON COLUMN {view.name}.{column} IS {_literal(comment)}"))
 
 
 def _literal(value: str) -> str:

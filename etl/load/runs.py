@@ -25,9 +25,9 @@ def start_run(engine: Engine, options: dict[str, Any]) -> int:
     """Record a new run as `running` (committed at once, so an interrupted run stays visible)."""
     with engine.begin() as connection:
         connection.execute(
-            update(s.runs).where(s.runs.c.status == "running").values(
-                status="interrupted", message="the run stopped before it finished"
-            )
+            update(s.runs)
+            .where(s.runs.c.status == "running")
+            .values(status="interrupted", message="the run stopped before it finished")
         )
         result = connection.execute(
             s.runs.insert().values(
@@ -46,7 +46,9 @@ def start_run(engine: Engine, options: dict[str, Any]) -> int:
                 rejects=0,
             )
         )
-        return int(result.inserted_primary_key[0])
+        key = result.inserted_primary_key
+        assert key is not None
+        return int(key[0])
 
 
 def finish_run(engine: Engine, report: RunReport, message: str | None = None) -> None:

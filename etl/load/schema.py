@@ -32,9 +32,12 @@ SEARCH_OBJECTS = frozenset({"papers_fts", "search_vector", "ix_papers_search_vec
 metadata = MetaData(naming_convention=NAMING_CONVENTION)
 
 
-def include_object(obj: object, name: str | None, type_: str, reflected: bool, compare_to: object) -> bool:
+def include_object(
+    obj: object, name: str | None, type_: str, reflected: bool, compare_to: object
+) -> bool:
     """Alembic filter: leave the dialect-specific search objects (made from sql/) alone."""
     return name not in SEARCH_OBJECTS and not (name or "").startswith("papers_fts")
+
 
 # An integer surrogate key: INTEGER PRIMARY KEY (the rowid) on SQLite, BIGINT identity elsewhere.
 SurrogateKey = BigInteger().with_variant(Integer(), "sqlite")
@@ -44,9 +47,14 @@ def _key() -> Column[int]:
     return Column("id", SurrogateKey, primary_key=True, autoincrement=True)
 
 
-def _paper_ref(**kwargs: object) -> Column[str]:
+def _paper_ref() -> Column[str]:
+    """The paper a row belongs to: part of the row's key, deleted with the paper."""
     return Column(
-        "paper_id", Text, ForeignKey("papers.id", ondelete="CASCADE"), nullable=False, **kwargs
+        "paper_id",
+        Text,
+        ForeignKey("papers.id", ondelete="CASCADE"),
+        nullable=False,
+        primary_key=True,
     )
 
 
@@ -56,7 +64,9 @@ runs = Table(
     _key(),
     Column("started_at", DateTime, nullable=False),
     Column("finished_at", DateTime),
-    Column("status", Text, nullable=False, comment="running, succeeded, partial, failed, interrupted"),
+    Column(
+        "status", Text, nullable=False, comment="running, succeeded, partial, failed, interrupted"
+    ),
     Column("sources_loaded", Integer, nullable=False, default=0),
     Column("sources_skipped", Integer, nullable=False, default=0),
     Column("sources_failed", Integer, nullable=False, default=0),
@@ -85,7 +95,11 @@ sources = Table(
     Column("venue", Text),
     Column("year", Integer),
     Column("size_bytes", BigInteger, nullable=False),
-    Column("mtime_ns", BigInteger, comment="modification time when last read; unchanged size and time skip hashing"),
+    Column(
+        "mtime_ns",
+        BigInteger,
+        comment="modification time when last read; unchanged size and time skip hashing",
+    ),
     Column("record_count", Integer, nullable=False),
     Column("reject_count", Integer, nullable=False, default=0),
     Column("loaded_at", DateTime, nullable=False),
@@ -96,8 +110,13 @@ sources = Table(
 papers = Table(
     "papers",
     metadata,
-    Column("pk", SurrogateKey, primary_key=True, autoincrement=True,
-           comment="internal row number (the full-text index's rowid)"),
+    Column(
+        "pk",
+        SurrogateKey,
+        primary_key=True,
+        autoincrement=True,
+        comment="internal row number (the full-text index's rowid)",
+    ),
     Column("id", Text, nullable=False, unique=True, comment="stable id from the paper's content"),
     Column("venue", Text),
     Column("year", Integer),
@@ -118,10 +137,17 @@ papers = Table(
 paper_sources = Table(
     "paper_sources",
     metadata,
-    _paper_ref(primary_key=True),
+    _paper_ref(),
     Column("source_id", ForeignKey("sources.id", ondelete="CASCADE"), primary_key=True),
-    Column("position", Integer, primary_key=True, comment="line (text, JSON Lines, CSV) or record number"),
-    Column("run_id", ForeignKey("runs.id"), nullable=False, comment="the last run that saw it there"),
+    Column(
+        "position",
+        Integer,
+        primary_key=True,
+        comment="line (text, JSON Lines, CSV) or record number",
+    ),
+    Column(
+        "run_id", ForeignKey("runs.id"), nullable=False, comment="the last run that saw it there"
+    ),
     Index(None, "source_id", "run_id"),
     comment="Where each paper was seen.",
 )
@@ -136,7 +162,7 @@ authors = Table(
 paper_authors = Table(
     "paper_authors",
     metadata,
-    _paper_ref(primary_key=True),
+    _paper_ref(),
     Column("position", Integer, primary_key=True, comment="1 for the first author"),
     Column("author_id", ForeignKey("authors.id"), nullable=False, index=True),
 )
@@ -145,7 +171,9 @@ methods = Table(
     "methods",
     metadata,
     _key(),
-    Column("key", Text, nullable=False, unique=True, comment="normalised name the aliases merge on"),
+    Column(
+        "key", Text, nullable=False, unique=True, comment="normalised name the aliases merge on"
+    ),
     Column("name", Text, nullable=False, comment="canonical name"),
     Column("kind", Text, nullable=False, comment="method, model, benchmark, dataset, loss ..."),
     comment="Named methods, models, benchmarks and datasets, one row per artifact.",
@@ -162,7 +190,7 @@ method_aliases = Table(
 paper_methods = Table(
     "paper_methods",
     metadata,
-    _paper_ref(primary_key=True),
+    _paper_ref(),
     Column("method_id", ForeignKey("methods.id", ondelete="CASCADE"), primary_key=True, index=True),
     Column("role", Text, nullable=False, comment="introduced or mentioned"),
     Column("surface", Text, nullable=False, comment="the form as written"),
@@ -171,7 +199,7 @@ paper_methods = Table(
 acronyms = Table(
     "acronyms",
     metadata,
-    _paper_ref(primary_key=True),
+    _paper_ref(),
     Column("acronym", Text, primary_key=True),
     Column("expansion", Text, primary_key=True),
     Index(None, "acronym"),
@@ -189,7 +217,7 @@ topics = Table(
 paper_topics = Table(
     "paper_topics",
     metadata,
-    _paper_ref(primary_key=True),
+    _paper_ref(),
     Column("topic_slug", ForeignKey("topics.slug"), primary_key=True, index=True),
     Column("score", Float, nullable=False),
     Column("evidence", Text, nullable=False, comment="the terms that matched, comma separated"),
@@ -209,7 +237,7 @@ links = Table(
 paper_links = Table(
     "paper_links",
     metadata,
-    _paper_ref(primary_key=True),
+    _paper_ref(),
     Column("link_id", ForeignKey("links.id", ondelete="CASCADE"), primary_key=True, index=True),
     Column("found_in", Text, nullable=False, comment="abstract, title or the record field"),
 )

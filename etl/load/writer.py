@@ -25,10 +25,10 @@ def now() -> datetime:
     return datetime.now(UTC).replace(tzinfo=None)
 
 
-def insert_for(connection: Connection, table: Table) -> Insert:
-    """The dialect's INSERT, which knows ON CONFLICT."""
+def insert_for(connection: Connection, table: Table) -> Any:
+    """The dialect's INSERT, which knows ON CONFLICT (typed Any: the two dialects' differ)."""
     dialect = postgresql if connection.dialect.name == "postgresql" else sqlite
-    return dialect.insert(table)  # type: ignore[no-any-return]
+    return dialect.insert(table)
 
 
 def insert_ignore(connection: Connection, table: Table, rows: Sequence[dict[str, Any]]) -> None:
@@ -83,7 +83,9 @@ def select_map(connection: Connection, key: Any, value: Any, keys: Iterable[Any]
     return found
 
 
-def resolve_ids(connection: Connection, table: Table, key: str, rows: dict[Any, dict[str, Any]]) -> dict[Any, int]:
+def resolve_ids(
+    connection: Connection, table: Table, key: str, rows: dict[Any, dict[str, Any]]
+) -> dict[Any, int]:
     """Ids of lookup rows (authors, links) by key, inserting the missing ones in bulk."""
     column = table.c[key]
     ids = select_map(connection, column, table.c.id, rows)
@@ -140,7 +142,8 @@ class SourceLoader:
             index_elements=["path"], set_={k: statement.excluded[k] for k in values if k != "path"}
         )
         upsert_rows(self.connection, statement, [values])
-        return int(self.connection.scalar(select(s.sources.c.id).where(s.sources.c.path == self.source.path)))
+        query = select(s.sources.c.id).where(s.sources.c.path == self.source.path)
+        return int(self.connection.execute(query).scalar_one())
 
     def write(self, bundles: Sequence[PaperBundle], rejects: Sequence[Reject]) -> None:
         """Write a batch: new papers inserted, changed ones rewritten, provenance for all."""
@@ -152,13 +155,17 @@ class SourceLoader:
         latest = {b.paper.id: b for b in bundles}  # a paper twice in a batch: its last version
         existing = select_map(self.connection, s.papers.c.id, s.papers.c.content_hash, latest)
         fresh = [b for pid, b in latest.items() if pid not in existing]
-        changed = [b for pid, b in latest.items() if pid in existing and existing[pid] != b.content_hash]
+        changed = [
+            b for pid, b in latest.items() if pid in existing and existing[pid] != b.content_hash
+        ]
         self.counts.inserted += len(fresh)
         self.counts.updated += len(changed)
         self.counts.unchanged += len(latest) - len(fresh) - len(changed)
         if fresh:
             mark = self.search_index.mark()
-            insert_rows(self.connection, s.papers, [self._paper_row(b, created=True) for b in fresh])
+            insert_rows(
+                self.connection, s.papers, [self._paper_row(b, created=True) for b in fresh]
+            )
             self.search_index.index_new(mark)
         if changed:
             self._update_papers(changed)
@@ -175,7 +182,9 @@ class SourceLoader:
             "abstract": paper.abstract,
             "abstract_raw": paper.abstract_raw,
             "status": paper.status,
-            "keywords": json.dumps(list(paper.keywords), ensure_ascii=False) if paper.keywords else None,
+            "keywords": json.dumps(list(paper.keywords), ensure_ascii=False)
+            if paper.keywords
+            else None,
             "extra": paper.extra,
             "method_names": paper.method_names,
             "content_hash": bundle.content_hash,
@@ -188,7 +197,7 @@ class SourceLoader:
     def _update_papers(self, bundles: Sequence[PaperBundle]) -> None:
         """Rewrite changed papers and drop their derived rows (rewritten next)."""
         rows = [{**self._paper_row(b, created=False), "paper_key": b.paper.id} for b in bundles]
-        columns = {k: bindparam(k) for k in rows[0] if k not in ("id", "paper_key")}
+        columns: dict[str, Any] = {k: bindparam(k) for k in rows[0] if k not in ("id", "paper_key")}
         # Keep a title another source gave when this one has none.
         columns["title"] = func.coalesce(bindparam("title"), s.papers.c.title)
         statement = update(s.papers).where(s.papers.c.id == bindparam("paper_key")).values(columns)
@@ -206,13 +215,22 @@ class SourceLoader:
         self._write_links(bundles)
         self._write_methods(bundles)
         acronym_rows = {
-            (b.paper.id, a.acronym, a.expansion): {"paper_id": b.paper.id, "acronym": a.acronym, "expansion": a.expansion}
+            (b.paper.id, a.acronym, a.expansion): {
+                "paper_id": b.paper.id,
+                "acronym": a.acronym,
+                "expansion": a.expansion,
+            }
             for b in bundles
             for a in b.acronyms
         }
         insert_rows(self.connection, s.acronyms, list(acronym_rows.values()))
         topic_rows = [
-            {"paper_id": b.paper.id, "topic_slug": t.slug, "score": t.score, "evidence": ", ".join(t.evidence)}
+            {
+                "paper_id": b.paper.id,
+                "topic_slug": t.slug,
+                "score": t.score,
+                "evidence": ", ".join(t.evidence),
+            }
             for b in bundles
             for t in b.topics
         ]
@@ -246,7 +264,11 @@ class SourceLoader:
             return
         ids = resolve_ids(self.connection, s.links, "url", links)
         rows = {
-            (b.paper.id, ids[link.url]): {"paper_id": b.paper.id, "link_id": ids[link.url], "found_in": link.found_in}
+            (b.paper.id, ids[link.url]): {
+                "paper_id": b.paper.id,
+                "link_id": ids[link.url],
+                "found_in": link.found_in,
+            }
             for b in bundles
             for link in b.links
         }
@@ -259,8 +281,12 @@ class SourceLoader:
         if not mentions:
             return
         all_keys = {k for _, m in mentions for k in m.keys}
-        known = select_map(self.connection, s.method_aliases.c.key, s.method_aliases.c.method_id, all_keys)
-        canonical = _cluster_keys([m.keys for _, m in mentions if not any(k in known for k in m.keys)])
+        known = select_map(
+            self.connection, s.method_aliases.c.key, s.method_aliases.c.method_id, all_keys
+        )
+        canonical = _cluster_keys(
+            [m.keys for _, m in mentions if not any(k in known for k in m.keys)]
+        )
         new_methods = {
             canonical[m.keys[0]]: {"key": canonical[m.keys[0]], "name": m.name, "kind": m.kind}
             for _, m in reversed(mentions)
@@ -332,7 +358,10 @@ class SourceLoader:
         )
         still_seen = select(1).where(
             s.paper_sources.c.paper_id == s.papers.c.id,
-            ~and_(s.paper_sources.c.source_id == self.source_id, s.paper_sources.c.run_id != self.run_id),
+            ~and_(
+                s.paper_sources.c.source_id == self.source_id,
+                s.paper_sources.c.run_id != self.run_id,
+            ),
         )
         result = self.connection.execute(
             delete(s.papers).where(
@@ -384,7 +413,12 @@ def delete_orphans(connection: Connection) -> None:
 def sync_topics(connection: Connection, topics: Sequence[Topic]) -> None:
     """Make the topics table hold the taxonomy's topics (parents first)."""
     rows = [
-        {"slug": t.slug, "name": t.name, "parent_slug": t.parent, "terms": json.dumps(list(t.terms))}
+        {
+            "slug": t.slug,
+            "name": t.name,
+            "parent_slug": t.parent,
+            "terms": json.dumps(list(t.terms)),
+        }
         for t in topics
     ]
     statement = insert_for(connection, s.topics)
