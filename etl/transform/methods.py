@@ -26,8 +26,8 @@ from etl.models import Acronym, MethodMention
 from etl.transform.acronyms import Definition, acronym_definitions, singular_word
 
 # Words with internal hyphens, dots, pluses, apostrophes and @ stay one token (LLaMA-3.1, TD3+BC);
-# a possessive `'s` is left out (`LLM's` is `LLM`).
-TOKEN_RE = re.compile(r"[^\W_]+(?:(?:[-.+@]|['’](?![sS]\b))[^\W_]+)*\+*|\S")
+# a possessive `'s` is left out (`LLM's` is `LLM`); `CNN/DailyMail` is one name.
+TOKEN_RE = re.compile(r"[^\W_]+(?:(?:[-.+@/]|['’](?![sS]\b))[^\W_]+)*\+*|\S")
 # URLs (with a scheme, `www.`, or a bare code-host or `.com/`-style address) are not names.
 URL_MASK_RE = re.compile(
     r"(?i)(?:\b(?:https?://|www\.)|\b[\w-]+(?:\.[\w-]+)*\.(?:com|org|io|net|co|ai|edu|dev)/)"
@@ -57,7 +57,8 @@ GENERIC = frozenset(
     ap map auc auroc auprc roc fid kid is psnr ssim lpips bleu rouge meteor cider chrf
     chrf++ ter wer cer ndcg mrr hit hits iou miou dice ece fps flop flops tflop tflops mac
     macs gflop gflops gb mb kb tb pb ms db hz khz mhz ghz fp fp8 fp16 fp32 fp64 bf16 tf32
-    int4 int8 int16 uint8 nf4 rtx gtx tpuv4 tpuv5 cuda
+    int4 int8 int16 uint8 nf4 rtx gtx tpuv4 tpuv5 cuda f1 f1-score rouge-1 rouge-2 rouge-l
+    rouge-lsum nds mota motp hota ade fde pq spl sr mos cmos mse-loss
     """.split()
 )
 # Capitalised words that are adjectives or families, not artifacts.
@@ -72,7 +73,9 @@ GENERIC_TITLES = frozenset(
 )
 HARDWARE_NOUNS = frozenset(
     "gpu gpus tpu tpus cpu cpus arm arms robot robots chip chips card cards processor "
-    "processors device devices phone phones camera cameras sensor sensors board boards".split()
+    "processors device devices phone phones camera cameras sensor sensors board boards "
+    "quadruped quadrupeds humanoid humanoids drone drones gripper grippers manipulator "
+    "manipulators hand hands vehicle vehicles headset headsets".split()
 )
 HARDWARE_RE = re.compile(r"^(?:[AHVLB]\d{2,4}[A-Za-z]?|RTX|GTX|TPUv\d|M[1-4])$")
 NUMBER_FORMAT_RE = re.compile(r"^(?:FP|BF|INT|UINT|TF|NF)\d+$", re.I)
@@ -80,6 +83,7 @@ UNIT_RE = re.compile(
     r"^(?:\d[\d.,]*(?:[x×]\d[\d.,]*)?(?:[KMBTkmbt]|x|×|st|nd|rd|th|D|d|px|ms|s|h|GB|MB|TB)?"
     r"|[vV]\d+(?:\.\d+)*)$"
 )
+SIZE_RE = re.compile(r"^\d+(?:\.\d+)?(?:x\d+)?[KMBT]$")
 ROMAN_RE = re.compile(r"^[IVXivx]+$")
 MATH_TOKEN_RE = re.compile(r"^[a-z][A-Z]\d*$")
 DIGIT_LETTER_RE = re.compile(r"\d")
@@ -108,7 +112,8 @@ KIND_WORDS = {
 LIST_NOUNS = frozenset(KIND_WORDS) | {w + "s" for w in KIND_WORDS} | {"approaches", "strategies"}
 # Plural nouns after an acronym that make it a class: `pointwise information (PI) measures`.
 CLASS_NOUNS = frozenset(w + "s" for w in KIND_WORDS) | frozenset(
-    "approaches strategies families features representations embeddings variants tasks".split()
+    "approaches strategies families features representations embeddings variants tasks "
+    "measurements values estimates signals labels annotations scores".split()
 )
 # Lowercase nouns that belong to a name: `Thompson sampling`, `Mahalanobis distance`.
 NAME_NOUNS = frozenset({"sampling", "distance", "divergence", "decomposition", "transform", "dropout"})
@@ -142,6 +147,11 @@ OBJECT_STOPS = frozenset(
 )
 OF_NOUNS = frozenset({"paradigm", "family", "class", "suite", "set", "collection", "series"})
 NEW_WORDS = frozenset({"new", "novel", "newly", "first"})
+ARTICLES = frozenset({"a", "an", "the"})
+# `X, a corpus that we generate`: verbs by which the paper makes what it names.
+RELATIVE_VERBS = INTRO_VERBS | frozenset(
+    "build collect collected generate generated gather gathered compile compiled call".split()
+)
 # Context words after which a single capitalised word is a name: `like Adam`, `over Tutel`.
 CUE_BEFORE = frozenset(
     """
@@ -179,7 +189,8 @@ GENERIC_HEADS = frozenset(
     engineering service problem rate graph network field image intelligence processing art
     value language vision system task understanding generation retrieval analysis
     representation data science modeling modelling prediction forecasting answering
-    segmentation synthesis estimation resonance verification
+    segmentation synthesis estimation resonance verification scanning spectroscopy
+    microscopy effect probability risk view perception
     """.split()
 )
 # Quantities: named only when the text keeps using them (`PVI outperforms PMI`), not in passing.
@@ -214,6 +225,10 @@ def shape(token: str) -> int:
         return PUNCT
     if "@" in token:
         return LOWER
+    if "/" in token:
+        parts = token.split("/")
+        if all(len(p) < 2 or p.islower() or generic_key(p) in GENERIC for p in parts):
+            return LOWER  # A/B, input/output, LLMs/VLMs
     if UNIT_RE.match(token):
         return NUM
     low = generic_key(token)
@@ -391,17 +406,33 @@ class _Finder:
                 first, last = self._chunk(i + 1)
                 if last >= first and not self._defined_generic(t.words[first]):
                     self._add_intro(first, last, None)
-            elif t.shapes[i] == STRONG and i + 3 < t.n and t.words[i + 1] == ",":
-                following = {t.lower[i + 2], t.lower[i + 3]}
-                if t.lower[i + 2] in {"a", "an", "the"} and following & NEW_WORDS:
-                    first, last = self._chunk(i)
-                    if first == i:
-                        self._add_intro(first, last, self._kind_after(last + 1))
+            elif t.shapes[i] == STRONG and self._appositive_intro(i):
+                first, last = self._chunk(i)
+                if first == i:
+                    self._add_intro(first, last, self._kind_after(last + 1) or self._kind_before(i))
         for start, (span, _) in self.emphasis.items():
             i = self._token_at(start)
             if i is not None and t.shapes[i] == STRONG and t.ends[i] - t.starts[i] == len(span):
                 if not self._defined_generic(t.words[i]) and not self._defined_mention(t.words[i]):
                     self._add_intro(i, i, None)
+
+    def _appositive_intro(self, i: int) -> bool:
+        """`X, a new benchmark`, `a new dataset, X,`, `X, a corpus that we generate`."""
+        t = self.t
+        if i + 1 >= t.n or t.words[i + 1] != ",":
+            return False
+        if i + 3 < t.n and t.lower[i + 2] in ARTICLES and t.lower[i + 3] in NEW_WORDS:
+            return True
+        if i >= 2 and t.words[i - 1] == "," and singular_word(t.lower[i - 2]) in KIND_WORDS:
+            window = t.lower[max(0, i - 9) : i - 2]
+            if any(w in NEW_WORDS and window[k - 1] in ARTICLES for k, w in enumerate(window) if k):
+                return True
+        for j in range(i + 2, min(t.n, i + 16)):
+            if t.shapes[j] in (STRONG, TITLE) or t.words[j] in {".", ";", "("}:
+                return False
+            if t.lower[j] in {"we", "our"} and j + 1 < t.n and t.lower[j + 1] in RELATIVE_VERBS:
+                return True
+        return False
 
     def _has_subject(self, verb: int) -> bool:
         """`we propose`, `this paper introduces`, `our proposed`, `ProtoLens introduces`."""
@@ -885,9 +916,12 @@ def _masked_tokens(t: _Text, definitions: tuple[Definition, ...]) -> list[bool]:
 
 
 def _without_version(name: str) -> str:
-    """`PostgreSQL 16` -> `PostgreSQL`: a trailing version or size."""
+    """`PostgreSQL 16` -> `PostgreSQL`, `LLaVA-1.5-13B` -> `LLaVA-1.5`: a version or size."""
     head, _, tail = name.rpartition(" ")
-    return head if head and UNIT_RE.match(tail) else name
+    if head and UNIT_RE.match(tail):
+        return head
+    head, _, tail = name.rpartition("-")
+    return head if head and SIZE_RE.match(tail) else name
 
 
 def _kind_from(words: list[str]) -> str | None:
