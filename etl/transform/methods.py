@@ -83,6 +83,9 @@ UNIT_RE = re.compile(
     r"^(?:\d[\d.,]*(?:[x×]\d[\d.,]*)?(?:[KMBTkmbt]|x|×|st|nd|rd|th|D|d|px|ms|s|h|GB|MB|TB)?"
     r"|[vV]\d+(?:\.\d+)*)$"
 )
+SIZE_SUFFIX_RE = re.compile(r"[-\s]\d+(?:\.\d+)?(?:x\d+)?[BM](?:$|-)")
+# Model families show in their names: -Net, -former, BERT, GPT, LLaMA, T5, ViT, -LM, -Instruct.
+MODEL_SHAPE_RE = re.compile(r"(?:net|former|bert|gpt|llama|t5|vit|lm|instruct|chat|coder)(?:[-\d.]|$)")
 SIZE_RE = re.compile(r"^\d+(?:\.\d+)?(?:x\d+)?[KMBT]$")
 ROMAN_RE = re.compile(r"^[IVXivx]+$")
 MATH_TOKEN_RE = re.compile(r"^[a-z][A-Z]\d*$")
@@ -106,7 +109,8 @@ KIND_WORDS = {
     "sampler": "method", "policy": "method", "module": "module", "block": "module",
     "layer": "module", "component": "module", "bank": "module", "head": "module",
     "kernel": "method", "prior": "method", "recipe": "method", "protocol": "method",
-    "tool": "library", "test": "dataset",
+    "tool": "library", "test": "dataset", "database": "dataset", "simulator": "library",
+    "checkpoint": "model",
 }
 # Nouns after which `, X and Y` lists the named instances (`two algorithms, PDI-CP and JDI-CP`).
 LIST_NOUNS = frozenset(KIND_WORDS) | {w + "s" for w in KIND_WORDS} | {"approaches", "strategies"}
@@ -161,6 +165,7 @@ CUE_BEFORE = frozenset(
 )
 CUE_PAIRS = frozenset({("such", "as"), ("compared", "with"), ("compared", "to"), ("e.g", ",")})
 COORDINATORS = frozenset({",", "and", "or", "/"})
+LIST_GLUE = COORDINATORS | {"such", "as", "like", "including", "e.g", "the", "(", "both", "either"}
 ABBREVIATIONS = frozenset({"e.g", "i.e", "al", "vs", "etc", "cf", "w.r.t", "fig", "eq", "resp", "approx"})
 INITIAL_STOPWORDS = frozenset(
     """
@@ -293,6 +298,20 @@ class _Text:
         self.shapes = [shape(w) for w in words]
         self.n = len(words)
         self.initial = self._sentence_starts()
+        self.heading_end = self._heading_end()
+
+    def _heading_end(self) -> int:
+        """Where a Title-Cased first sentence (a paper title) ends, or 0 if there is none.
+
+        In `Deep Residual Learning for Image Recognition` capitals do not mark names.
+        """
+        end = next((i for i, w in enumerate(self.words) if w in {".", "?", "!"}), self.n)
+        words = [
+            w for w, s in zip(self.words[:end], self.shapes[:end], strict=True)
+            if s in (TITLE, LOWER) and len(w) > 3
+        ]
+        capitalised = sum(w[0].isupper() for w in words)
+        return end if len(words) >= 3 and capitalised >= 0.6 * len(words) else 0
 
     def _sentence_starts(self) -> list[bool]:
         """True where capitalisation is forced: text start, after `.`, `?`, `!`, `:` or `1)`."""
@@ -410,6 +429,8 @@ class _Finder:
                 first, last = self._chunk(i)
                 if first == i:
                     self._add_intro(first, last, self._kind_after(last + 1) or self._kind_before(i))
+        if t.n > 2 and t.shapes[0] == STRONG and t.words[1] == ":":
+            self._add_intro(0, 0, None)  # a title `Name: what it does`
         for start, (span, _) in self.emphasis.items():
             i = self._token_at(start)
             if i is not None and t.shapes[i] == STRONG and t.ends[i] - t.starts[i] == len(span):
@@ -766,7 +787,7 @@ class _Finder:
             self._add(name, "mentioned", self._mention_kind(first, last, name))
             return
         titles = [w for w, s in zip(words, shapes, strict=True) if s == TITLE]
-        if t.initial[first]:
+        if t.initial[first] or first < t.heading_end:
             return
         if len(titles) >= 2:
             head = titles[-1].split("-")[-1].lower()
@@ -822,11 +843,14 @@ class _Finder:
         return generic_key(name) in GENERIC or self._known(name)
 
     def _mention_kind(self, first: int, last: int, name: str) -> str:
-        """The kind of a mention: a noun after it or its list, one before it, or its shape."""
+        """The kind of a mention: a noun after it or its list, one before it, or its shape.
+
+        `MSD Pancreas and NIH Pancreas-CT datasets`, `models such as StarCoder2-7B`, and a name
+        evaluated `on` (`On LLFF, Mip-NeRF 360 and DTU`) is a dataset.
+        """
         t = self.t
         j = last + 1
-        steps = 0
-        while j < t.n and steps < 10:
+        while j < t.n and j <= last + 10:
             low = t.lower[j]
             kind = KIND_WORDS.get(singular_word(low))
             if kind:
@@ -834,15 +858,21 @@ class _Finder:
             if not (t.shapes[j] in (STRONG, TITLE, NUM) or low in COORDINATORS):
                 break
             j += 1
-            steps += 1
-        for j in range(first - 1, max(-1, first - 4), -1):
+        by_shape = _kind_of_name(name)
+        if by_shape != "method":
+            return by_shape
+        j = first - 1
+        while j >= 0 and j >= first - 12:
             low = t.lower[j]
             kind = KIND_WORDS.get(singular_word(low))
             if kind:
                 return kind
-            if t.shapes[j] == PUNCT and low not in {",", "("}:
+            if low == "on" and not (j > 0 and t.lower[j - 1] in {"based", "built", "depends"}):
+                return "dataset"
+            if not (t.shapes[j] in (STRONG, TITLE, NUM) or low in LIST_GLUE):
                 break
-        return _kind_of_name(name)
+            j -= 1
+        return "method"
 
     # -- positions -------------------------------------------------------------------------
 
@@ -936,15 +966,15 @@ def _kind_from(words: list[str]) -> str | None:
 def _kind_of_name(name: str) -> str:
     """A kind guessed from the name itself: `SNS-Bench` is a benchmark, `SignSGD` an optimizer."""
     low = name.lower()
-    if low.endswith(("bench", "eval", "-env")) or "bench" in low:
+    if "bench" in low or low.endswith(("eval", "-env", "qa", "-hard", "-lite")):
         return "benchmark"
-    if low.endswith(("sgd", "adam", "adamw", "optimizer")):
+    if low.endswith(("sgd", "adam", "adamw", "optimizer", "prop")):
         return "optimizer"
     if low.endswith(("loss", "entropy")):
         return "loss"
     if low.endswith(("distance", "divergence", "information", "score")):
         return "metric"
-    if low.endswith(("model", "net", "former", "bert", "gpt")):
+    if SIZE_SUFFIX_RE.search(name) or MODEL_SHAPE_RE.search(low):
         return "model"
     if low.endswith(("algorithm", "sampling", "search")):
         return "algorithm"
