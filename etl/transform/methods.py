@@ -858,9 +858,6 @@ class _Finder:
             if not (t.shapes[j] in (STRONG, TITLE, NUM) or low in COORDINATORS):
                 break
             j += 1
-        by_shape = _kind_of_name(name)
-        if by_shape != "method":
-            return by_shape
         j = first - 1
         while j >= 0 and j >= first - 12:
             low = t.lower[j]
@@ -872,7 +869,7 @@ class _Finder:
             if not (t.shapes[j] in (STRONG, TITLE, NUM) or low in LIST_GLUE):
                 break
             j -= 1
-        return "method"
+        return _kind_of_name(name)
 
     # -- positions -------------------------------------------------------------------------
 
