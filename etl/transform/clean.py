@@ -8,7 +8,9 @@ from collections.abc import Callable
 
 # A URL as written in running text; what may end it is trimmed later.
 # CJK and full-width punctuation (`。`, `，`) ends a URL as a space would.
-URL_RE = re.compile(r"""(?i)\b(?:https?://|www\.)[^\s<>"'`{}|\\^\[\]\u3000-\u303f\uff00-\uffef]+""")
+URL_RE = re.compile(
+    r"""(?i)(?:https?://|\bwww\.)[^\s<>"'`{}|\\^\[\]\u3000-\u303f\uff00-\uffef\ue000\ue001]+"""
+)
 # Characters that end a sentence or a quotation rather than a URL.
 TRAILING = set(".,;:!?'\"*$~…’”»›")
 HREF_RE = re.compile(r"\\href\s*\{([^{}]*)\}\s*\{((?:[^{}]|\{[^{}]*\})*)\}")
@@ -44,6 +46,8 @@ SYMBOLS = {
     "left": "", "right": "", "big": "", "Big": "", "bigg": "", "Bigg": "", "quad": " ",
     "qquad": " ", "displaystyle": "", "limits": "", "nolimits": "",
 }
+# A formatting command whose argument could not be read is dropped, not spelled out.
+SYMBOLS.update({name: "" for name in [*_TEXT_COMMANDS.replace("\\*", "").split("|"), "href", "url"]})
 COMMAND_RE = re.compile(r"(\w?)\\([A-Za-z]+)\*?(?=(.?))", re.DOTALL)
 ESCAPE_RE = re.compile(r"\\([%&_#$])")
 SPACING_RE = re.compile(r"\\[,;:! ]|\\\\")
@@ -58,25 +62,33 @@ BRACE_RE = re.compile(r"(?<!\\)[{}]")
 SPACE_RE = re.compile(r"[ \t\r\n\u00a0\u2009\u202f]+")
 # Characters that mean some markup may be present; text without them skips the markup passes.
 MARKUP_RE = re.compile(r"[\\$*_`{}~]")
-# Markup that a further pass would still remove.
-LEFTOVER_RE = re.compile(r"\\[A-Za-z]|\*\*\S|\$\S[^$]*\$|`[^`]+`")
-MAX_PASSES = 4
+MAX_PASSES = 6
 
 
 def clean_text(raw: str) -> str:
-    """Plain text for reading and search: markup removed, URLs kept as written, spaces folded."""
+    """Plain text for reading and search: markup removed, URLs kept as written, spaces folded.
+
+    Removing markup can reveal more (`\\textbf{**x**}`), so passes repeat until the text
+    stops changing: cleaning a cleaned text changes nothing.
+    """
     text = _PRIVATE_RE.sub("", raw) if _OPEN in raw or _CLOSE in raw else raw
-    if MARKUP_RE.search(text):
-        urls: list[str] = []
-        text = protect_urls(text, urls)
-        for _ in range(MAX_PASSES):  # markup revealed by removing markup (`\\textbf{**x**}`)
-            text = strip_markdown(strip_latex(text))
-            if not LEFTOVER_RE.search(text):
-                break
-        if urls:
-            text = _PLACEHOLDER_RE.sub(lambda m: urls[int(m.group(1))], text)
-    if not text.isascii():
-        text = unicodedata.normalize("NFC", text)
+    text = SPACE_RE.sub(" ", text).strip()  # emphasis may not span lines; folded it could
+    for _ in range(MAX_PASSES):
+        if not MARKUP_RE.search(text):
+            break
+        cleaned = _clean_once(text)
+        if cleaned == text:
+            break
+        text = cleaned
+    return unicodedata.normalize("NFC", text) if not text.isascii() else text
+
+
+def _clean_once(text: str) -> str:
+    """One pass: protect URLs, strip LaTeX then markdown, restore URLs, fold spaces."""
+    urls: list[str] = []
+    text = strip_markdown(strip_latex(protect_urls(text, urls)))
+    if urls:
+        text = _PLACEHOLDER_RE.sub(lambda m: urls[int(m.group(1))], text)
     return SPACE_RE.sub(" ", text).strip()
 
 
@@ -88,14 +100,24 @@ def protect_urls(text: str, store: list[str]) -> str:
         return f"{_OPEN}{len(store) - 1}{_CLOSE}"
 
     def href(match: re.Match[str]) -> str:
-        label = match.group(2).strip()
-        target = keep(match.group(1))
-        return target if not label or label == match.group(1).strip() else f"{label} ({target})"
+        label, target = match.group(2).strip(), match.group(1).strip()
+        if not _url_like(target):
+            return label
+        return keep(target) if not label or label == target else f"{label} ({keep(target)})"
+
+    def url(match: re.Match[str]) -> str:
+        target = match.group(1)
+        return keep(target) if _url_like(target) else target
 
     if "\\" in text:
         text = HREF_RE.sub(href, text)
-        text = URL_CMD_RE.sub(lambda m: keep(m.group(1)), text)
+        text = URL_CMD_RE.sub(url, text)
     return URL_RE.sub(lambda m: _keep_trimmed(m.group(0), keep), text)
+
+
+def _url_like(text: str) -> bool:
+    """A `\\url` or `\\href` target worth keeping verbatim: it has a dot, slash or scheme."""
+    return any(c in text for c in "./:") and not any(c.isspace() for c in text.strip())
 
 
 def _keep_trimmed(url: str, keep: Callable[[str], str]) -> str:
@@ -121,7 +143,7 @@ def _command(match: re.Match[str]) -> str:
     """A LaTeX command as its symbol (or its name), spaced from a following word or command."""
     before, name, following = match.groups()
     symbol = SYMBOLS.get(name, name)
-    if symbol.isalpha() and before:
+    if before and symbol.isascii() and symbol.isalpha():  # `2\log n`, not `2\alpha`
         symbol = " " + symbol
     if symbol and (following.isalnum() or following == "\\"):
         symbol += " "

@@ -271,7 +271,7 @@ def is_strong(token: str) -> bool:
         if uppers:
             capitalised += 1
             single_letter = single_letter or len(part) == 1
-        letters = sum(c.isalpha() for c in part)
+        letters = sum(c.isascii() and c.isalpha() for c in part)  # not 2α
         if letters and DIGIT_LETTER_RE.search(part) and not UNIT_RE.match(part):
             if uppers or letters >= 3 or len(parts) > 1:
                 return True
