@@ -12,7 +12,7 @@ URL_RE = re.compile(
     r"""(?i)(?:https?://|\bwww\.)[^\s<>"'`{}|\\^\[\]\u3000-\u303f\uff00-\uffef\ue000\ue001]+"""
 )
 # Characters that end a sentence or a quotation rather than a URL.
-TRAILING = set(".,;:!?'\"*$~…’”»›")
+TRAILING = set(".,;:!?'\"*$~…’”»›。，、；：！？")
 HREF_RE = re.compile(r"\\href\s*\{([^{}]*)\}\s*\{((?:[^{}]|\{[^{}]*\})*)\}")
 URL_CMD_RE = re.compile(r"\\url\s*\{([^{}]*)\}")
 # URLs are swapped for placeholders in private-use characters while markup is removed.

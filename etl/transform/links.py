@@ -23,6 +23,8 @@ GITLAB_ROUTES = {"-", "tree", "blob", "raw", "issues", "merge_requests", "wikis"
 HF_PAGES = {"papers", "models", "datasets", "spaces", "learn", "tasks", "organizations", "join",
             "chat", "posts", "new"}
 GIT_SUFFIX_RE = re.compile(r"(?i)\.git$")
+REPO_PART_RE = re.compile(r"[A-Za-z0-9._-]+")
+HOST_LABEL_RE = re.compile(r"[^\W_](?:[\w-]*[^\W_])?")
 PAPER_HOSTS = {
     "arxiv.org", "openreview.net", "doi.org", "dx.doi.org", "aclanthology.org",
     "proceedings.mlr.press", "proceedings.neurips.cc", "papers.nips.cc",
@@ -81,15 +83,18 @@ def make_link(written: str, found_in: str, field: str | None = None) -> Link | N
     """A normalised, classified link, or None if the text is not a usable URL."""
     url = expand_identifier(written.strip(), field)
     url = trim_url(url.replace("\\_", "_").replace("\\%", "%").replace("\\#", "#"))
+    if not url or any(c.isspace() for c in url):
+        return None
     url = re.sub(r"\\[A-Za-z]+$", "", url)  # a LaTeX command glued to the end
     if not re.match(r"(?i)^[a-z][a-z0-9+.-]*://", url):
         url = "https://" + url
     try:
         parts = urlsplit(url)
-    except ValueError:
+        port = parts.port
+    except ValueError:  # `[::1` or a port that is not a number
         return None
     host = (parts.hostname or "").lower().rstrip(".")
-    if not host or "." not in host or parts.scheme.lower() not in {"http", "https"}:
+    if not _valid_host(host) or parts.scheme.lower() not in {"http", "https"}:
         return None
     if host.startswith("www.") and host[4:] in CODE_HOSTS | {"arxiv.org", "openreview.net"}:
         host = host[4:]
@@ -98,7 +103,7 @@ def make_link(written: str, found_in: str, field: str | None = None) -> Link | N
         return _code_link(host, path, parts.query, found_in)
     if host == "arxiv.org":
         path = re.sub(r"^/pdf/(.+?)(?:\.pdf)?$", r"/abs/\1", path)
-    clean = urlunsplit(("https", _netloc(host, parts.port), path.rstrip("/") or "", parts.query, ""))
+    clean = _tidy(urlunsplit(("https", _netloc(host, port), path, parts.query, "")))
     return Link(url=clean, host=host, kind=classify(host, path, field), found_in=found_in)
 
 
@@ -121,12 +126,12 @@ def _code_link(host: str, path: str, query: str, found_in: str) -> Link:
     else:
         depth = 2
     if len(segments) >= 2 and segments[0].lower() not in NOT_OWNERS:
-        owner, name = segments[0], GIT_SUFFIX_RE.sub("", segments[depth - 1])
+        owner, name = segments[0], _repo_name(segments[depth - 1])
         repo_path = "/".join([*segments[: depth - 1], name])
-        if name:
+        if name and REPO_PART_RE.fullmatch(owner):
             return Link(f"https://{host}/{repo_path}", host, "code", found_in, owner, name)
     url = f"https://{host}/" + "/".join(segments)
-    return Link(url.rstrip("/"), host, "other", found_in)
+    return Link(_tidy(url), host, "other", found_in)
 
 
 def _hugging_face_link(segments: list[str], found_in: str) -> Link:
@@ -138,11 +143,35 @@ def _hugging_face_link(segments: list[str], found_in: str) -> Link:
     elif segments[:1] == ["papers"] and len(segments) >= 2:
         return Link(f"https://{host}/papers/{segments[1]}", host, "paper", found_in)
     if len(segments) >= 2 and (prefix or segments[0].lower() not in NOT_OWNERS | HF_PAGES):
-        owner, name = segments[0], GIT_SUFFIX_RE.sub("", segments[1])
-        url = f"https://{host}/" + "/".join([*prefix, owner, name])
-        return Link(url, host, "code", found_in, owner, name)
+        owner, name = segments[0], _repo_name(segments[1])
+        if name and REPO_PART_RE.fullmatch(owner):
+            url = f"https://{host}/" + "/".join([*prefix, owner, name])
+            return Link(url, host, "code", found_in, owner, name)
     url = f"https://{host}/" + "/".join([*prefix, *segments])
-    return Link(url.rstrip("/"), host, "other", found_in)
+    return Link(_tidy(url), host, "other", found_in)
+
+
+def _valid_host(host: str) -> bool:
+    """A host name (`github.com`, `x.github.io`) or an IPv4 address, nothing else."""
+    labels = host.split(".")
+    if len(labels) < 2 or not all(HOST_LABEL_RE.fullmatch(label) for label in labels):
+        return False
+    return labels[-1].isalpha() or all(label.isdigit() for label in labels)
+
+
+def _tidy(url: str) -> str:
+    """No trailing slash or sentence punctuation, however they alternate (`/x.io/https://`)."""
+    while True:
+        tidy = trim_url(url.rstrip("/"))
+        if tidy == url:
+            return url
+        url = tidy
+
+
+def _repo_name(segment: str) -> str:
+    """A repository name as code hosts allow it: letters, digits, `.`, `_`, `-`, no `.git`."""
+    match = REPO_PART_RE.match(segment)
+    return GIT_SUFFIX_RE.sub("", match.group(0).rstrip(".")).rstrip(".") if match else ""
 
 
 def expand_identifier(value: str, field: str | None) -> str:
@@ -179,9 +208,13 @@ def collect_links(raw_texts: dict[str, str], fields: tuple[tuple[str, str], ...]
     """All links of a record, one per URL, preferring the record field where one was found."""
     by_url: dict[str, Link] = {}
     for name, value in fields:
-        link = make_link(value, name, field=_field_key(name))
-        if link is not None:
-            by_url.setdefault(link.url, link)
+        key = _field_key(name)
+        # one URL as the field's value, or several written in it (`a.pdf; github.com/o/r`)
+        written = find_urls(value) if any(c.isspace() for c in value.strip()) else [value]
+        for url in written:
+            link = make_link(url, name, field=key)
+            if link is not None:
+                by_url.setdefault(link.url, link)
     for where, text in raw_texts.items():
         for link in links_from_text(text, where):
             by_url.setdefault(link.url, link)
