@@ -373,7 +373,12 @@ class _Finder:
         self._introduced()
         self._defined_mentions()
         self._mentioned()
-        return tuple(self.found.values())
+        return tuple(sorted(self.found.values(), key=self._first_seen))
+
+    def _first_seen(self, mention: MethodMention) -> int:
+        """Where a name (or one of its aliases) first appears: mentions come in reading order."""
+        found = [p for p in (self.t.text.find(n) for n in (mention.name, *mention.aliases)) if p >= 0]
+        return min(found, default=len(self.t.text))
 
     # -- bookkeeping -----------------------------------------------------------------------
 
