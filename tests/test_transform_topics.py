@@ -1,0 +1,146 @@
+"""Topics: a documented taxonomy, term matching, and the choice of a paper's best topics."""
+
+from __future__ import annotations
+
+import json
+import pickle
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from etl.errors import TaxonomyError
+from etl.transform.clean import clean_text
+from etl.transform.topics import (
+    KEEP_RATIO,
+    MAX_TOPICS,
+    assign_topics,
+    build_taxonomy,
+    load_taxonomy,
+    matched_terms,
+)
+
+GOLD = Path(__file__).parent / "gold"
+
+SMALL = [
+    {"slug": "nlp", "name": "NLP", "terms": ["natural language processing"]},
+    {"slug": "llm", "name": "LLMs", "parent": "nlp",
+     "terms": ["large language model", "language model", "LLM", "in-context learning"]},
+    {"slug": "mt", "name": "Translation", "parent": "nlp", "terms": ["machine translation", "BLEU"]},
+    {"slug": "vision", "name": "Vision", "terms": ["image"]},
+    {"slug": "detection", "name": "Detection", "parent": "vision", "terms": ["object detection", "query"]},
+]
+
+
+@pytest.fixture(scope="module")
+def small() -> object:
+    return build_taxonomy(SMALL)
+
+
+def test_default_taxonomy_is_a_two_level_hierarchy_with_terms() -> None:
+    taxonomy = load_taxonomy()
+    slugs = {t.slug for t in taxonomy.topics}
+    areas = [t for t in taxonomy.topics if t.parent is None]
+    leaves = [t for t in taxonomy.topics if t.parent is not None]
+    assert len(areas) >= 10 and len(leaves) >= 60
+    assert all(t.parent in slugs and t.terms for t in leaves)
+    assert all(t.parent is None for t in taxonomy.topics if t.slug in {t.parent for t in leaves})
+    assert pickle.loads(pickle.dumps(taxonomy)) == taxonomy  # shipped to worker processes
+
+
+def test_terms_match_plurals_hyphens_and_acronyms_case_sensitively(small: object) -> None:
+    text = "Large-Language Models and LLMs use in context learning; an llm queries images."
+    assert matched_terms(text, small) == {  # type: ignore[arg-type]
+        "llm": ["large language model", "LLM", "in-context learning"],
+        "detection": ["query"],
+        "vision": ["image"],
+    }
+
+
+def test_a_term_inside_a_longer_match_counts_for_the_longer_term_only(small: object) -> None:
+    assert matched_terms("a large language model", small) == {"llm": ["large language model"]}  # type: ignore[arg-type]
+    text = "a large language model and a language model"
+    assert matched_terms(text, small) == {"llm": ["large language model", "language model"]}  # type: ignore[arg-type]
+
+
+def test_best_leaf_topics_within_the_ratio_with_evidence(small: object) -> None:
+    text = "Machine translation with BLEU gains, using an LLM, a large language model, for object detection."
+    hits = assign_topics(text, small)  # type: ignore[arg-type]
+    assert [(h.slug, h.score, h.evidence) for h in hits] == [
+        ("llm", 3.0, ("LLM", "large language model")),
+        ("mt", 2.5, ("machine translation", "BLEU")),
+        ("detection", 1.5, ("object detection",)),
+    ]
+    weak = assign_topics("machine translation, BLEU, object detection and a query", small)  # type: ignore[arg-type]
+    assert [h.slug for h in weak] == ["detection", "mt"]
+    assert all(h.score >= KEEP_RATIO * hits[0].score for h in hits)
+
+
+def test_an_area_is_used_when_no_leaf_matches_and_nothing_when_nothing_does(small: object) -> None:
+    assert [h.slug for h in assign_topics("natural language processing", small)] == ["nlp"]  # type: ignore[arg-type]
+    assert assign_topics("a study of bird songs", small) == ()  # type: ignore[arg-type]
+
+
+def test_every_seed_abstract_gets_a_topic() -> None:
+    taxonomy = load_taxonomy()
+    for line in (GOLD / "seeds.jsonl").read_text("utf-8").splitlines():
+        record = json.loads(line)
+        hits = assign_topics(clean_text(record["abstract"]), taxonomy)
+        assert 1 <= len(hits) <= MAX_TOPICS, record["id"]
+
+
+@pytest.mark.parametrize(
+    ("record_id", "first"),
+    [("unseen-04", "offline-rl"), ("unseen-09", "speech-recognition"), ("unseen-10", "recommender-systems"),
+     ("unseen-12", "ml-for-systems"), ("unseen-14", "3d-vision")],
+)
+def test_unseen_abstracts_get_their_central_topic_first(record_id: str, first: str) -> None:
+    records = [json.loads(line) for line in (GOLD / "unseen.jsonl").read_text("utf-8").splitlines()]
+    record = next(r for r in records if r["id"] == record_id)
+    assert assign_topics(clean_text(record["abstract"]), load_taxonomy())[0].slug == first
+
+
+def test_a_custom_taxonomy_file_is_read(tmp_path: Path) -> None:
+    path = tmp_path / "mine.toml"
+    path.write_text(
+        '[[topic]]\nslug = "bio"\nname = "Biology"\n\n'
+        '[[topic]]\nslug = "proteins"\nname = "Proteins"\nparent = "bio"\nterms = ["protein", "enzyme"]\n',
+        "utf-8",
+    )
+    taxonomy = load_taxonomy(path)
+    assert [h.slug for h in assign_topics("Enzymes are proteins.", taxonomy)] == ["proteins"]
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ("", "no [[topic]] entries"),
+        ("[[topic]]\nname = 'X'\n", "topic #1 needs a slug and a name"),
+        ("[[topic]]\nslug = 'a'\nname = 'A'\nterms = 'x'\n", "terms must be a list of strings"),
+        ("[[topic]]\nslug = 'a'\nname = 'A'\n[[topic]]\nslug = 'a'\nname = 'B'\n", "'a' is defined twice"),
+        ("[[topic]]\nslug = 'a'\nname = 'A'\nparent = 'zz'\n", "unknown parent 'zz'"),
+        ("[[topic]\n", "not valid TOML"),
+    ],
+)
+def test_bad_taxonomy_files_are_reported(tmp_path: Path, content: str, message: str) -> None:
+    path = tmp_path / "bad.toml"
+    path.write_text(content, "utf-8")
+    with pytest.raises(TaxonomyError, match=message.replace("[", r"\[")) as error:
+        load_taxonomy(path)
+    assert str(path) in str(error.value)
+
+
+def test_a_missing_taxonomy_file_is_reported(tmp_path: Path) -> None:
+    with pytest.raises(TaxonomyError, match="cannot read"):
+        load_taxonomy(tmp_path / "missing.toml")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=400))
+def test_assign_topics_is_well_formed_on_arbitrary_text(text: str) -> None:
+    hits = assign_topics(text, load_taxonomy())
+    assert len(hits) <= MAX_TOPICS
+    assert len({h.slug for h in hits}) == len(hits)
+    assert all(h.score > 0 and h.evidence for h in hits)
+    assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
