@@ -86,7 +86,17 @@ def summarize(results: Sequence[FieldResult]) -> Rows:
         recall = tp / (tp + fn) if tp + fn else 1.0
         f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
         rows.append(
-            (field, tp + fn, tp + fp, tp, fp, fn, round(precision, 3), round(recall, 3), round(f1, 3))
+            (
+                field,
+                tp + fn,
+                tp + fp,
+                tp,
+                fp,
+                fn,
+                round(precision, 3),
+                round(recall, 3),
+                round(f1, 3),
+            )
         )
     return Rows(COLUMNS, tuple(rows))
 
@@ -119,7 +129,9 @@ def _compare(record_id: str, field: str, gold: tuple[Any, ...], bundle: PaperBun
         ]
         return _match(record_id, field, predicted_acr, wanted_acr, lambda p, g: p == g)
     if field == "code_links":
-        predicted_url = [(link.url, url_key(link.url)) for link in bundle.links if link.kind == "code"]
+        predicted_url = [
+            (link.url, url_key(link.url)) for link in bundle.links if link.kind == "code"
+        ]
         wanted_url = [(url, url_key(url)) for url in gold]
         return _match(record_id, field, predicted_url, wanted_url, lambda p, g: p == g)
     predicted_topic = [(hit.slug, hit.slug) for hit in bundle.topics]
@@ -145,7 +157,9 @@ def _match(
         else:
             unmatched.remove(hit)
             tp.append(label)
-    return FieldResult(record_id, field, tuple(tp), tuple(fp), tuple(label for label, _ in unmatched))
+    return FieldResult(
+        record_id, field, tuple(tp), tuple(fp), tuple(label for label, _ in unmatched)
+    )
 
 
 def expansion_key(expansion: str) -> str:
@@ -170,7 +184,7 @@ def url_key(url: str) -> str:
 def read_gold(path: str) -> Iterator[GoldRecord]:
     """Gold records of a JSON Lines file, checked line by line with clear messages."""
     try:
-        handle = Path(path).open(encoding="utf-8")
+        handle = Path(path).open(encoding="utf-8")  # noqa: SIM115 - closed by the `with` below
     except OSError as exc:
         raise GoldFileError(path, f"cannot read the gold file: {exc.strerror or exc}") from exc
     count = 0
@@ -244,8 +258,7 @@ def misses(results: Sequence[FieldResult]) -> Iterator[str]:
     for result in results:
         if result.fp or result.fn:
             yield (
-                f"{result.record:<10} {result.field:<11}"
-                f" fp={list(result.fp)} fn={list(result.fn)}"
+                f"{result.record:<10} {result.field:<11} fp={list(result.fp)} fn={list(result.fn)}"
             )
 
 

@@ -50,7 +50,11 @@ def test_rows_are_one_per_field_with_consistent_counts() -> None:
         assert record["gold"] == record["tp"] + record["fn"]
         assert record["predicted"] == record["tp"] + record["fp"]
     gold_counts = {
-        "introduced": 24, "mentioned": 23, "acronyms": 44, "code_links": 10, "topics": 69,
+        "introduced": 24,
+        "mentioned": 23,
+        "acronyms": 44,
+        "code_links": 10,
+        "topics": 69,
     }
     assert {row[0]: row[1] for row in rows.rows} == gold_counts
 
@@ -87,13 +91,25 @@ def test_counts_and_matching_rules_on_a_small_gold_file(tmp_path: Path) -> None:
         },
     )
     result = scores(path)
-    assert (result["introduced"]["tp"], result["introduced"]["fp"], result["introduced"]["fn"]) == (1, 0, 1)
+    assert (result["introduced"]["tp"], result["introduced"]["fp"], result["introduced"]["fn"]) == (
+        1,
+        0,
+        1,
+    )
     assert result["introduced"]["precision"] == 1.0 and result["introduced"]["recall"] == 0.5
     assert result["introduced"]["f1"] == 0.667
     # `gsm-8k` and `GSM8K` share a key; Adam (from `Adam-style`) is not annotated
-    assert (result["mentioned"]["tp"], result["mentioned"]["fp"], result["mentioned"]["fn"]) == (1, 1, 0)
+    assert (result["mentioned"]["tp"], result["mentioned"]["fp"], result["mentioned"]["fn"]) == (
+        1,
+        1,
+        0,
+    )
     assert (result["acronyms"]["tp"], result["acronyms"]["fp"]) == (1, 1)  # CommVQ is not annotated
-    assert (result["code_links"]["tp"], result["code_links"]["fp"], result["code_links"]["fn"]) == (1, 0, 0)
+    assert (result["code_links"]["tp"], result["code_links"]["fp"], result["code_links"]["fn"]) == (
+        1,
+        0,
+        0,
+    )
     assert result["topics"]["fn"] >= 1
 
 
@@ -116,7 +132,9 @@ def test_expansion_and_url_keys() -> None:
     assert expansion_key("Large-Language Models") == expansion_key("large language model")
     assert expansion_key("Strategies") == expansion_key("strategy")
     assert expansion_key("Binary Cross Entropy") != expansion_key("Binary Cross")
-    assert url_key("http://www.GitHub.com/Owner/Repo.git/") == url_key("https://github.com/Owner/Repo")
+    assert url_key("http://www.GitHub.com/Owner/Repo.git/") == url_key(
+        "https://github.com/Owner/Repo"
+    )
     assert url_key("https://github.com/owner/repo") != url_key("https://github.com/Owner/Repo")
 
 
@@ -128,13 +146,21 @@ def test_expansion_and_url_keys() -> None:
         ('{"id": "a"}\n', r"gold\.jsonl:1: `abstract` must be a non-empty string"),
         ('{"abstract": "x", "year": "2025"}\n', r":1: `year` must be an integer"),
         ('{"abstract": "x", "introduced": "CommVQ"}\n', r":1: `introduced` must be a list"),
-        ('{"abstract": "x", "mentioned": [{"aliases": []}]}\n', r"`mentioned` items must be objects"),
-        ('{"abstract": "x", "acronyms": [{"acronym": "A"}]}\n', r"`acronyms` items must be objects"),
+        (
+            '{"abstract": "x", "mentioned": [{"aliases": []}]}\n',
+            r"`mentioned` items must be objects",
+        ),
+        (
+            '{"abstract": "x", "acronyms": [{"acronym": "A"}]}\n',
+            r"`acronyms` items must be objects",
+        ),
         ('{"abstract": "x", "code_links": [1]}\n', r"`code_links` items must be non-empty strings"),
         ("\n\n", r"no gold records"),
     ],
 )
-def test_bad_gold_files_are_reported_with_the_line(tmp_path: Path, content: str, message: str) -> None:
+def test_bad_gold_files_are_reported_with_the_line(
+    tmp_path: Path, content: str, message: str
+) -> None:
     path = tmp_path / "gold.jsonl"
     path.write_text(content, "utf-8")
     with pytest.raises(GoldFileError, match=message):
@@ -171,7 +197,9 @@ def test_cli_reports_bad_gold_and_taxonomy_files_without_a_traceback(tmp_path: P
     assert "Traceback" not in result.output
     taxonomy = tmp_path / "t.toml"
     taxonomy.write_text("[[topic]]\n", "utf-8")
-    result = CliRunner().invoke(main, ["eval", str(GOLD / "seeds.jsonl"), "--taxonomy", str(taxonomy)])
+    result = CliRunner().invoke(
+        main, ["eval", str(GOLD / "seeds.jsonl"), "--taxonomy", str(taxonomy)]
+    )
     assert result.exit_code == 1 and "needs a slug and a name" in result.output
 
 
@@ -179,5 +207,7 @@ def test_a_custom_taxonomy_changes_only_the_topics(tmp_path: Path) -> None:
     taxonomy = tmp_path / "t.toml"
     taxonomy.write_text('[[topic]]\nslug = "llm"\nname = "LLMs"\nterms = ["LLM"]\n', "utf-8")
     default, custom = scores(GOLD / "seeds.jsonl"), scores(GOLD / "seeds.jsonl", str(taxonomy))
-    assert {f: custom[f] for f in FIELDS if f != "topics"} == {f: default[f] for f in FIELDS if f != "topics"}
+    assert {f: custom[f] for f in FIELDS if f != "topics"} == {
+        f: default[f] for f in FIELDS if f != "topics"
+    }
     assert custom["topics"]["predicted"] != default["topics"]["predicted"]

@@ -22,7 +22,10 @@ def pairs(text: str) -> list[tuple[str, str]]:
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
-        ("commutative with Rotary Position Embedding (RoPE) and", [("RoPE", "Rotary Position Embedding")]),
+        (
+            "commutative with Rotary Position Embedding (RoPE) and",
+            [("RoPE", "Rotary Position Embedding")],
+        ),
         ("the key-value (KV) cache", [("KV", "key-value")]),
         ("Large Language Models (LLMs) are used", [("LLM", "Large Language Model")]),
         ("large-language models (LLMs) have", [("LLM", "large-language model")]),
@@ -32,18 +35,38 @@ def pairs(text: str) -> list[tuple[str, str]]:
         ("constraint satisfaction problems (CSPs)", [("CSP", "constraint satisfaction problem")]),
         ("word error rates (WERs) far above", [("WER", "word error rate")]),
         ("3D Gaussian Splatting (3DGS) overfits", [("3DGS", "3D Gaussian Splatting")]),
-        ("We present Idempotent Test-Time Training (IT3), a", [("IT3", "Idempotent Test-Time Training")]),
-        ("instruction-tuned code large language models (Code LLMs) are", [("Code LLM", "code large language model")]),
-        ("Single-cell RNA sequencing (scRNA-seq) atlases", [("scRNA-seq", "Single-cell RNA sequencing")]),
+        (
+            "We present Idempotent Test-Time Training (IT3), a",
+            [("IT3", "Idempotent Test-Time Training")],
+        ),
+        (
+            "instruction-tuned code large language models (Code LLMs) are",
+            [("Code LLM", "code large language model")],
+        ),
+        (
+            "Single-cell RNA sequencing (scRNA-seq) atlases",
+            [("scRNA-seq", "Single-cell RNA sequencing")],
+        ),
         ("a mixture-of-experts (MoE) model", [("MoE", "mixture-of-experts")]),
-        ("Compared with ACT (Action Chunking with Transformers), KADP", [("ACT", "Action Chunking with Transformers")]),
-        ("we propose MIB, a Mechanistic Interpretability Benchmark, with", [("MIB", "Mechanistic Interpretability Benchmark")]),
+        (
+            "Compared with ACT (Action Chunking with Transformers), KADP",
+            [("ACT", "Action Chunking with Transformers")],
+        ),
+        (
+            "we propose MIB, a Mechanistic Interpretability Benchmark, with",
+            [("MIB", "Mechanistic Interpretability Benchmark")],
+        ),
         ("the state-of-the-art (SOTA) in", [("SOTA", "state-of-the-art")]),
-        ("train it using an Expectation-Maximization (EM) algorithm", [("EM", "Expectation-Maximization")]),
+        (
+            "train it using an Expectation-Maximization (EM) algorithm",
+            [("EM", "Expectation-Maximization")],
+        ),
         ("We present JoinSketch-Net (JSN), a learned estimator", [("JSN", "JoinSketch-Net")]),
     ],
 )
-def test_definitions_give_acronym_and_singular_expansion(text: str, expected: list[tuple[str, str]]) -> None:
+def test_definitions_give_acronym_and_singular_expansion(
+    text: str, expected: list[tuple[str, str]]
+) -> None:
     assert pairs(text) == expected
 
 
@@ -81,19 +104,43 @@ def test_each_distinct_pair_once_in_order() -> None:
 
 
 def test_singular_word_handles_common_plurals() -> None:
-    assert [singular_word(w) for w in ["models", "strategies", "losses", "Services", "analysis", "series", "LLM"]] == [
-        "model", "strategy", "loss", "Service", "analysis", "series", "LLM",
+    assert [
+        singular_word(w)
+        for w in ["models", "strategies", "losses", "Services", "analysis", "series", "LLM"]
+    ] == [
+        "model",
+        "strategy",
+        "loss",
+        "Service",
+        "analysis",
+        "series",
+        "LLM",
     ]
 
 
 @pytest.mark.parametrize(
     ("record_id", "expected"),
     [
-        ("unseen-01", [("OVD", "Open-vocabulary object detection"), ("SAPB", "Scale-Aware Prototype Bank")]),
-        ("unseen-04", [("RL", "reinforcement learning"), ("SCQI", "Support-Contracting Q-Iteration")]),
-        ("unseen-09", [("ASR", "automatic speech recognition"), ("WER", "word error rate"),
-                       ("CTC", "connectionist temporal classification")]),
-        ("unseen-13", [("scRNA-seq", "Single-cell RNA sequencing"), ("HVG", "highly variable gene")]),
+        (
+            "unseen-01",
+            [("OVD", "Open-vocabulary object detection"), ("SAPB", "Scale-Aware Prototype Bank")],
+        ),
+        (
+            "unseen-04",
+            [("RL", "reinforcement learning"), ("SCQI", "Support-Contracting Q-Iteration")],
+        ),
+        (
+            "unseen-09",
+            [
+                ("ASR", "automatic speech recognition"),
+                ("WER", "word error rate"),
+                ("CTC", "connectionist temporal classification"),
+            ],
+        ),
+        (
+            "unseen-13",
+            [("scRNA-seq", "Single-cell RNA sequencing"), ("HVG", "highly variable gene")],
+        ),
     ],
 )
 def test_unseen_abstracts(record_id: str, expected: list[tuple[str, str]]) -> None:
@@ -103,8 +150,29 @@ def test_unseen_abstracts(record_id: str, expected: list[tuple[str, str]]) -> No
 
 
 WORDS = st.sampled_from(
-    ["Large", "Language", "Models", "(LLMs)", "(", ")", "key-value", "(KV)", ",", "namely", "MAPLE",
-     "a", "the", "Network", "(3DGS)", "(IT3)", "(Code LLMs)", "s", "(S)", "(", "x"]
+    [
+        "Large",
+        "Language",
+        "Models",
+        "(LLMs)",
+        "(",
+        ")",
+        "key-value",
+        "(KV)",
+        ",",
+        "namely",
+        "MAPLE",
+        "a",
+        "the",
+        "Network",
+        "(3DGS)",
+        "(IT3)",
+        "(Code LLMs)",
+        "s",
+        "(S)",
+        "(",
+        "x",
+    ]
 )
 ACRONYM_TEXT = st.lists(st.one_of(WORDS, st.text(max_size=8)), max_size=40).map(" ".join)
 

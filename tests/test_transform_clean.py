@@ -14,9 +14,15 @@ from etl.transform.clean import clean_text, emphasized, trim_url
 @pytest.mark.parametrize(
     ("raw", "clean"),
     [
-        ("The proposed framework, called **TraceGrad**, first", "The proposed framework, called TraceGrad, first"),
+        (
+            "The proposed framework, called **TraceGrad**, first",
+            "The proposed framework, called TraceGrad, first",
+        ),
         ("we present *SCENIR*, a Graph", "we present SCENIR, a Graph"),
-        ("two algorithms, $\\texttt{PDI-CP}$ and $\\texttt{JDI-CP}$.", "two algorithms, PDI-CP and JDI-CP."),
+        (
+            "two algorithms, $\\texttt{PDI-CP}$ and $\\texttt{JDI-CP}$.",
+            "two algorithms, PDI-CP and JDI-CP.",
+        ),
         ("reduce memory usage by 60\\% - 90\\%", "reduce memory usage by 60% - 90%"),
         ("we study {\\em local pan-privacy}, where", "we study local pan-privacy, where"),
         ("graphs $G = (V, E, w_G)$ and", "graphs G = (V, E, w_G) and"),
@@ -39,7 +45,9 @@ def test_bold_initials_spell_an_acronym_without_breaking_words() -> None:
 
 def test_urls_survive_markup_stripping_unchanged() -> None:
     raw = "Code: https://github.com/a_b/c_d and $x_1$ at https://x.org/~u/p*q.html."
-    assert clean_text(raw) == "Code: https://github.com/a_b/c_d and x_1 at https://x.org/~u/p*q.html."
+    assert (
+        clean_text(raw) == "Code: https://github.com/a_b/c_d and x_1 at https://x.org/~u/p*q.html."
+    )
 
 
 def test_href_keeps_its_label_and_target() -> None:
@@ -69,10 +77,41 @@ def test_trim_url_drops_sentence_punctuation_and_unbalanced_brackets() -> None:
 
 MARKUP = st.sampled_from(
     [
-        "**", "*", "__", "_", "$", "$$", "`", "~", "{", "}", "\\", "\\texttt{", "\\textbf{",
-        "\\emph{", "{\\em ", "\\href{https://github.com/a/b}{", "\\url{", "\\%", "\\alpha",
-        "\\frac{1}{2}", "https://github.com/o/r.", "www.x.org", " ", "\n", ".", ",", "(", ")",
-        "MAPLE", "LLMs", "x", "Word", "\ue000", "\ue001", "0",
+        "**",
+        "*",
+        "__",
+        "_",
+        "$",
+        "$$",
+        "`",
+        "~",
+        "{",
+        "}",
+        "\\",
+        "\\texttt{",
+        "\\textbf{",
+        "\\emph{",
+        "{\\em ",
+        "\\href{https://github.com/a/b}{",
+        "\\url{",
+        "\\%",
+        "\\alpha",
+        "\\frac{1}{2}",
+        "https://github.com/o/r.",
+        "www.x.org",
+        " ",
+        "\n",
+        ".",
+        ",",
+        "(",
+        ")",
+        "MAPLE",
+        "LLMs",
+        "x",
+        "Word",
+        "\ue000",
+        "\ue001",
+        "0",
     ]
 )
 MARKUP_TEXT = st.lists(st.one_of(MARKUP, st.text(max_size=6)), max_size=30).map("".join)

@@ -18,21 +18,51 @@ def urls(text: str) -> list[tuple[str, str]]:
     ("text", "expected"),
     [
         ("Code: https://github.com/fwu11/MACIL.git.", "https://github.com/fwu11/MACIL"),
-        ("open-source at http://github.com/grghosal/MemSinks.", "https://github.com/grghosal/MemSinks"),
+        (
+            "open-source at http://github.com/grghosal/MemSinks.",
+            "https://github.com/grghosal/MemSinks",
+        ),
         ("at https://github.com/relweaver/RelWeaver.git", "https://github.com/relweaver/RelWeaver"),
-        ("source at https://github.com/hopscotch-sys/hopscotch/ and", "https://github.com/hopscotch-sys/hopscotch"),
-        ("code is at https://github.com/kadp-robot/kadp/tree/main/policy", "https://github.com/kadp-robot/kadp"),
+        (
+            "source at https://github.com/hopscotch-sys/hopscotch/ and",
+            "https://github.com/hopscotch-sys/hopscotch",
+        ),
+        (
+            "code is at https://github.com/kadp-robot/kadp/tree/main/policy",
+            "https://github.com/kadp-robot/kadp",
+        ),
         ("see https://www.github.com/A/B/blob/main/x.py)", "https://github.com/A/B"),
         ("at gitlab.com/tide-nlp/tidemt, and", "https://gitlab.com/tide-nlp/tidemt"),
-        ("Code: https://gitlab.com/vision-group/splatprior/-/tree/main.", "https://gitlab.com/vision-group/splatprior"),
-        ("at https://gitlab.com/group/sub/repo/-/blob/main/a.py", "https://gitlab.com/group/sub/repo"),
-        ("https://bitbucket.org/secml-lab/purgecode/src/master/ and", "https://bitbucket.org/secml-lab/purgecode"),
+        (
+            "Code: https://gitlab.com/vision-group/splatprior/-/tree/main.",
+            "https://gitlab.com/vision-group/splatprior",
+        ),
+        (
+            "at https://gitlab.com/group/sub/repo/-/blob/main/a.py",
+            "https://gitlab.com/group/sub/repo",
+        ),
+        (
+            "https://bitbucket.org/secml-lab/purgecode/src/master/ and",
+            "https://bitbucket.org/secml-lab/purgecode",
+        ),
         ("released at github.com/scqi-rl/scqi.", "https://github.com/scqi-rl/scqi"),
         ("Code at GitHub.com/Owner/Repo;", "https://github.com/Owner/Repo"),
-        ("weights at https://huggingface.co/cellanchor/CellAnchor-base and", "https://huggingface.co/cellanchor/CellAnchor-base"),
-        ("data at https://huggingface.co/datasets/tide-nlp/tide-corpus.", "https://huggingface.co/datasets/tide-nlp/tide-corpus"),
-        ("demo at huggingface.co/spaces/org/demo-app.", "https://huggingface.co/spaces/org/demo-app"),
-        ("available at \\href{https://github.com/Coxy7/AIGI-Detection}{GitHub}.", "https://github.com/Coxy7/AIGI-Detection"),
+        (
+            "weights at https://huggingface.co/cellanchor/CellAnchor-base and",
+            "https://huggingface.co/cellanchor/CellAnchor-base",
+        ),
+        (
+            "data at https://huggingface.co/datasets/tide-nlp/tide-corpus.",
+            "https://huggingface.co/datasets/tide-nlp/tide-corpus",
+        ),
+        (
+            "demo at huggingface.co/spaces/org/demo-app.",
+            "https://huggingface.co/spaces/org/demo-app",
+        ),
+        (
+            "available at \\href{https://github.com/Coxy7/AIGI-Detection}{GitHub}.",
+            "https://github.com/Coxy7/AIGI-Detection",
+        ),
         ("at \\url{https://github.com/hra-chem/hra}.", "https://github.com/hra-chem/hra"),
         ("see [code](https://github.com/q/r).", "https://github.com/q/r"),
         ("代码：https://github.com/a/b。更多", "https://github.com/a/b"),
@@ -46,13 +76,28 @@ def test_code_links_are_one_clean_repository_url(text: str, expected: str) -> No
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
-        ("the project page is https://protolens-ai.github.io/.", ("https://protolens-ai.github.io", "project")),
-        ("Videos are at https://kadp-robot.github.io, the", ("https://kadp-robot.github.io", "project")),
+        (
+            "the project page is https://protolens-ai.github.io/.",
+            ("https://protolens-ai.github.io", "project"),
+        ),
+        (
+            "Videos are at https://kadp-robot.github.io, the",
+            ("https://kadp-robot.github.io", "project"),
+        ),
         ("paper: https://arxiv.org/abs/2409.01234)", ("https://arxiv.org/abs/2409.01234", "paper")),
-        ("pdf https://arxiv.org/pdf/2401.01234v2.pdf.", ("https://arxiv.org/abs/2401.01234v2", "paper")),
-        ("https://openreview.net/forum?id=abc123 .", ("https://openreview.net/forum?id=abc123", "paper")),
+        (
+            "pdf https://arxiv.org/pdf/2401.01234v2.pdf.",
+            ("https://arxiv.org/abs/2401.01234v2", "paper"),
+        ),
+        (
+            "https://openreview.net/forum?id=abc123 .",
+            ("https://openreview.net/forum?id=abc123", "paper"),
+        ),
         ("doi https://doi.org/10.1000/xyz123,", ("https://doi.org/10.1000/xyz123", "paper")),
-        ("https://huggingface.co/papers/2401.12345", ("https://huggingface.co/papers/2401.12345", "paper")),
+        (
+            "https://huggingface.co/papers/2401.12345",
+            ("https://huggingface.co/papers/2401.12345", "paper"),
+        ),
         ("data on https://zenodo.org/records/123.", ("https://zenodo.org/records/123", "data")),
         ("see www.example.com/page.", ("https://www.example.com/page", "other")),
         ("profile https://github.com/someone.", ("https://github.com/someone", "other")),
@@ -115,11 +160,38 @@ def test_find_urls_reads_latex_and_schemeless_forms() -> None:
 
 URLISH = st.sampled_from(
     [
-        "https://github.com/o/r", "http://GitHub.com/O/R.git", "github.com/a/b/tree/main",
-        "https://huggingface.co/datasets/x/y", "https://x.github.io/", "www.site.org/p",
-        "https://arxiv.org/pdf/2401.00001.pdf", "\\href{https://g.com/x}{t}", "\\url{https://h.org}",
-        "https://gitlab.com/g/s/r/-/blob/x", "(", ")", ".", ",", ";", "!", "?", "'", "\"", "]",
-        "}", "{", " ", "。", "…", "*", "$", "\\", "https://", "://", "http://.", "https://a.b/(c)",
+        "https://github.com/o/r",
+        "http://GitHub.com/O/R.git",
+        "github.com/a/b/tree/main",
+        "https://huggingface.co/datasets/x/y",
+        "https://x.github.io/",
+        "www.site.org/p",
+        "https://arxiv.org/pdf/2401.00001.pdf",
+        "\\href{https://g.com/x}{t}",
+        "\\url{https://h.org}",
+        "https://gitlab.com/g/s/r/-/blob/x",
+        "(",
+        ")",
+        ".",
+        ",",
+        ";",
+        "!",
+        "?",
+        "'",
+        '"',
+        "]",
+        "}",
+        "{",
+        " ",
+        "。",
+        "…",
+        "*",
+        "$",
+        "\\",
+        "https://",
+        "://",
+        "http://.",
+        "https://a.b/(c)",
     ]
 )
 URL_TEXT = st.lists(st.one_of(URLISH, st.text(max_size=5)), max_size=20).map("".join)
@@ -132,7 +204,9 @@ def test_links_are_always_clean_https_urls(text: str) -> None:
     assert len({link.url for link in links}) == len(links)
     for link in links:
         assert link.url.startswith("https://")
-        assert link.url[-1] not in ".,;:!?'\"*$~…。)]}" or link.url.count(")") <= link.url.count("(")
+        assert link.url[-1] not in ".,;:!?'\"*$~…。)]}" or link.url.count(")") <= link.url.count(
+            "("
+        )
         assert link.url[-1] not in ".,;:!?'\"*$~…。"
         assert link.host == link.host.lower() and " " not in link.url
         assert link.kind in {"code", "project", "paper", "data", "other"}

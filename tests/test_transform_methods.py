@@ -59,7 +59,10 @@ def test_commvq_is_one_introduced_method_with_its_expansion_as_alias() -> None:
     assert found["RoPE"].role == "mentioned"
     assert found["RoPE"].aliases == ("Rotary Position Embedding",)
     assert [m.name for m in methods(str(raw)) if m.role == "mentioned"] == [
-        "RoPE", "EM", "GSM8K", "LLaMA-3.1 8B",
+        "RoPE",
+        "EM",
+        "GSM8K",
+        "LLaMA-3.1 8B",
     ]
 
 
@@ -68,17 +71,24 @@ def test_commvq_is_one_introduced_method_with_its_expansion_as_alias() -> None:
     [
         ("We introduce TimeFuse, a framework for forecasting.", ["TimeFuse"]),
         ("The proposed framework, called **TraceGrad**, first constructs", ["TraceGrad"]),
-        ("this paper introduces a novel framework called *detect-then-impute conformal prediction*.",
-         ["detect-then-impute conformal prediction"]),
-        ("We develop two practical algorithms, $\\texttt{PDI-CP}$ and $\\texttt{JDI-CP}$, and",
-         ["PDI-CP", "JDI-CP"]),
+        (
+            "this paper introduces a novel framework called *detect-then-impute conformal prediction*.",
+            ["detect-then-impute conformal prediction"],
+        ),
+        (
+            "We develop two practical algorithms, $\\texttt{PDI-CP}$ and $\\texttt{JDI-CP}$, and",
+            ["PDI-CP", "JDI-CP"],
+        ),
         ("we put forward a new paradigm of MemSinks that promotes isolation", ["MemSinks"]),
         ("Using ZebraLogic, a newly developed benchmark dataset of puzzles, we", ["ZebraLogic"]),
         ("Notably, our CCA-Attention is able to replace self-attention.", ["CCA-Attention"]),
         ("We propose the Soup-of-Experts, a novel architecture that", ["Soup-of-Experts"]),
         ("We present **Hopscotch**, a training system that overlaps", ["Hopscotch"]),
         ("a relation-aware negative sampler, named HardNeg, which draws negatives", ["HardNeg"]),
-        ("On JOB-light and DriftJoin, a new benchmark we build by replaying updates, it", ["DriftJoin"]),
+        (
+            "On JOB-light and DriftJoin, a new benchmark we build by replaying updates, it",
+            ["DriftJoin"],
+        ),
         ("a new drift-heavy dataset, TelemDrift, that we collect from satellites", ["TelemDrift"]),
         ("We also release **LVIS-Tiny**, a split of 12K images.", ["LVIS-Tiny"]),
     ],
@@ -90,24 +100,48 @@ def test_cue_phrases_introduce_names(raw: str, expected: list[str]) -> None:
 @pytest.mark.parametrize(
     ("raw", "name", "aliases"),
     [
-        ("we propose Commutative Vector Quantization (CommVQ) to reduce", "CommVQ",
-         ("Commutative Vector Quantization",)),
-        ("we introduce Rate-Constrained Training (BackSlash), a novel approach", "BackSlash",
-         ("Rate-Constrained Training",)),
-        ("we propose **M**any-Shot **A**daptive **P**seudo-**L**ab**E**ling, namely **MAPLE**, a",
-         "MAPLE", ("Many-Shot Adaptive Pseudo-Labeling",)),
-        ("We propose **LUMEN** (**L**ightweight **U**nified **M**ultimodal **E**mbedding **N**etwork), which",
-         "LUMEN", ("Lightweight Unified Multimodal Embedding Network",)),
-        ("we propose a plug-and-play Core Context Aware (CCA) Attention for efficiency. Our "
-         "CCA-Attention works.", "CCA-Attention", ("Core Context Aware Attention",)),
+        (
+            "we propose Commutative Vector Quantization (CommVQ) to reduce",
+            "CommVQ",
+            ("Commutative Vector Quantization",),
+        ),
+        (
+            "we introduce Rate-Constrained Training (BackSlash), a novel approach",
+            "BackSlash",
+            ("Rate-Constrained Training",),
+        ),
+        (
+            "we propose **M**any-Shot **A**daptive **P**seudo-**L**ab**E**ling, namely **MAPLE**, a",
+            "MAPLE",
+            ("Many-Shot Adaptive Pseudo-Labeling",),
+        ),
+        (
+            "We propose **LUMEN** (**L**ightweight **U**nified **M**ultimodal **E**mbedding **N**etwork), which",
+            "LUMEN",
+            ("Lightweight Unified Multimodal Embedding Network",),
+        ),
+        (
+            "we propose a plug-and-play Core Context Aware (CCA) Attention for efficiency. Our "
+            "CCA-Attention works.",
+            "CCA-Attention",
+            ("Core Context Aware Attention",),
+        ),
         ("We present JoinSketch-Net (JSN), a learned estimator", "JSN", ("JoinSketch-Net",)),
-        ("we provide an analytical performance model (APM) that predicts time", "APM",
-         ("analytical performance model",)),
-        ("We present ProtoLens, a framework. ProtoLens introduces a Scale-Aware Prototype Bank (SAPB) that",
-         "SAPB", ("Scale-Aware Prototype Bank",)),
+        (
+            "we provide an analytical performance model (APM) that predicts time",
+            "APM",
+            ("analytical performance model",),
+        ),
+        (
+            "We present ProtoLens, a framework. ProtoLens introduces a Scale-Aware Prototype Bank (SAPB) that",
+            "SAPB",
+            ("Scale-Aware Prototype Bank",),
+        ),
     ],
 )
-def test_long_forms_become_aliases_of_the_short_name(raw: str, name: str, aliases: tuple[str, ...]) -> None:
+def test_long_forms_become_aliases_of_the_short_name(
+    raw: str, name: str, aliases: tuple[str, ...]
+) -> None:
     found = {m.name: m for m in methods(raw) if m.role == "introduced"}
     assert found[name].aliases == aliases
     assert found[name].keys == tuple(method_key(n) for n in (name, *aliases))
@@ -123,16 +157,34 @@ def test_long_forms_become_aliases_of_the_short_name(raw: str, name: str, aliase
         ("It reaches 65% on SWE-bench Lite. It also improves.", ["SWE-bench Lite"]),
         ("Evaluating pretrained models (DINO, CLIP), we find", ["DINO", "CLIP"]),
         ("we explore strategies such as Best-of-N sampling, backtracking", ["Best-of-N sampling"]),
-        ("a new loss function based on Direct Preference Optimization, which", ["Direct Preference Optimization"]),
-        ("We also show that Thompson sampling with quantized rewards fails.", ["Thompson sampling"]),
+        (
+            "a new loss function based on Direct Preference Optimization, which",
+            ["Direct Preference Optimization"],
+        ),
+        (
+            "We also show that Thompson sampling with quantized rewards fails.",
+            ["Thompson sampling"],
+        ),
         ("on the Yahoo! R6A news-recommendation dataset confirm", ["Yahoo! R6A"]),
         ("batch-correction models such as scVI or Harmony. We", ["scVI", "Harmony"]),
-        ("by 31% compared with DeepSpeed-MoE and by 18% compared with Tutel, while", ["DeepSpeed-MoE", "Tutel"]),
-        ("the time of a Mixtral-style 8x22B model and BadNets-style triggers", ["Mixtral", "BadNets"]),
+        (
+            "by 31% compared with DeepSpeed-MoE and by 18% compared with Tutel, while",
+            ["DeepSpeed-MoE", "Tutel"],
+        ),
+        (
+            "the time of a Mixtral-style 8x22B model and BadNets-style triggers",
+            ["Mixtral", "BadNets"],
+        ),
         ("Plugged into PostgreSQL 16, it is fast. PostgreSQL chooses plans.", ["PostgreSQL 16"]),
         ("on news corpora such as CNN/DailyMail and XSum", ["CNN/DailyMail", "XSum"]),
-        ("a monocular depth prior from Depth Anything and Stable Diffusion 2.1.", ["Depth Anything", "Stable Diffusion 2.1"]),
-        ("the public MSD Pancreas and NIH Pancreas-CT datasets", ["MSD Pancreas", "NIH Pancreas-CT"]),
+        (
+            "a monocular depth prior from Depth Anything and Stable Diffusion 2.1.",
+            ["Depth Anything", "Stable Diffusion 2.1"],
+        ),
+        (
+            "the public MSD Pancreas and NIH Pancreas-CT datasets",
+            ["MSD Pancreas", "NIH Pancreas-CT"],
+        ),
     ],
 )
 def test_named_existing_artifacts_are_mentioned(raw: str, expected: list[str]) -> None:
@@ -174,12 +226,19 @@ def test_defined_acronyms_of_fields_tasks_and_classes_are_not_methods() -> None:
 
 
 def test_title_case_headings_are_not_names_but_a_named_title_introduces() -> None:
-    assert names("We evaluate on ImageNet.", "mentioned", title="Deep Residual Learning for Image Recognition") == [
-        "ImageNet"
-    ]
-    found = methods("We study caching. SlimKV beats H2O on LongBench.", title="SlimKV: Fast Long-Context Inference")
+    assert names(
+        "We evaluate on ImageNet.",
+        "mentioned",
+        title="Deep Residual Learning for Image Recognition",
+    ) == ["ImageNet"]
+    found = methods(
+        "We study caching. SlimKV beats H2O on LongBench.",
+        title="SlimKV: Fast Long-Context Inference",
+    )
     assert [(m.name, m.role) for m in found] == [
-        ("SlimKV", "introduced"), ("H2O", "mentioned"), ("LongBench", "mentioned"),
+        ("SlimKV", "introduced"),
+        ("H2O", "mentioned"),
+        ("LongBench", "mentioned"),
     ]
 
 
@@ -191,8 +250,12 @@ def test_kinds_come_from_the_words_around_a_name() -> None:
     )
     kinds = {m.name: m.kind for m in methods(raw)}
     assert kinds == {
-        "TimeFuse": "framework", "FooBench": "benchmark", "MSD Pancreas": "dataset",
-        "NIH Pancreas-CT": "dataset", "StarCoder2-7B": "model", "SignSGD": "optimizer",
+        "TimeFuse": "framework",
+        "FooBench": "benchmark",
+        "MSD Pancreas": "dataset",
+        "NIH Pancreas-CT": "dataset",
+        "StarCoder2-7B": "model",
+        "SignSGD": "optimizer",
     }
 
 
@@ -213,7 +276,9 @@ def test_every_mention_has_keys_for_its_name_and_aliases() -> None:
             seen: set[str] = set()
             for mention in found:
                 assert mention.keys[0] == method_key(mention.name)
-                assert mention.keys == tuple(method_key(n) for n in (mention.name, *mention.aliases))
+                assert mention.keys == tuple(
+                    method_key(n) for n in (mention.name, *mention.aliases)
+                )
                 assert seen.isdisjoint(mention.keys)
                 seen.update(mention.keys)
 
@@ -225,27 +290,70 @@ def test_seeds_load_commvq_once_with_its_alias_and_rope_in_the_glossary(tmp_path
     engine = create_engine(url)
     with engine.connect() as connection:
         rows = connection.execute(
-            text("SELECT method, role FROM method_index WHERE method LIKE '%CommVQ%' OR method LIKE 'Commutative%'")
+            text(
+                "SELECT method, role FROM method_index WHERE method LIKE '%CommVQ%' OR method LIKE 'Commutative%'"
+            )
         ).all()
         assert [tuple(r) for r in rows] == [("CommVQ", "introduced")]
-        aliases = connection.execute(
-            text(
-                "SELECT a.alias FROM method_aliases a JOIN methods m ON m.id = a.method_id "
-                "WHERE m.name = 'CommVQ' ORDER BY a.alias"
+        aliases = (
+            connection.execute(
+                text(
+                    "SELECT a.alias FROM method_aliases a JOIN methods m ON m.id = a.method_id "
+                    "WHERE m.name = 'CommVQ' ORDER BY a.alias"
+                )
             )
-        ).scalars().all()
+            .scalars()
+            .all()
+        )
         assert aliases == ["CommVQ", "Commutative Vector Quantization"]
-        expansions = connection.execute(
-            text("SELECT DISTINCT expansion FROM acronym_glossary WHERE acronym = 'RoPE'")
-        ).scalars().all()
+        expansions = (
+            connection.execute(
+                text("SELECT DISTINCT expansion FROM acronym_glossary WHERE acronym = 'RoPE'")
+            )
+            .scalars()
+            .all()
+        )
         assert expansions == ["Rotary Position Embedding"]
     engine.dispose()
 
 
 NAMEISH = st.sampled_from(
-    ["We", "propose", "introduce", "called", "namely", "our", "CommVQ", "(", ")", ",", ".", "a",
-     "novel", "LLMs", "Adam", "like", "such", "as", "GSM8K", "8B", "Yahoo", "!", "-style", "et",
-     "al", "https://github.com/o/r", "**X**", "$", "Net", "(KV)", "key-value", ":", "1)", "’s"]
+    [
+        "We",
+        "propose",
+        "introduce",
+        "called",
+        "namely",
+        "our",
+        "CommVQ",
+        "(",
+        ")",
+        ",",
+        ".",
+        "a",
+        "novel",
+        "LLMs",
+        "Adam",
+        "like",
+        "such",
+        "as",
+        "GSM8K",
+        "8B",
+        "Yahoo",
+        "!",
+        "-style",
+        "et",
+        "al",
+        "https://github.com/o/r",
+        "**X**",
+        "$",
+        "Net",
+        "(KV)",
+        "key-value",
+        ":",
+        "1)",
+        "’s",
+    ]
 )
 METHOD_TEXT = st.lists(st.one_of(NAMEISH, st.text(max_size=6)), max_size=40).map(" ".join)
 

@@ -25,11 +25,25 @@ GOLD = Path(__file__).parent / "gold"
 
 SMALL = [
     {"slug": "nlp", "name": "NLP", "terms": ["natural language processing"]},
-    {"slug": "llm", "name": "LLMs", "parent": "nlp",
-     "terms": ["large language model", "language model", "LLM", "in-context learning"]},
-    {"slug": "mt", "name": "Translation", "parent": "nlp", "terms": ["machine translation", "BLEU"]},
+    {
+        "slug": "llm",
+        "name": "LLMs",
+        "parent": "nlp",
+        "terms": ["large language model", "language model", "LLM", "in-context learning"],
+    },
+    {
+        "slug": "mt",
+        "name": "Translation",
+        "parent": "nlp",
+        "terms": ["machine translation", "BLEU"],
+    },
     {"slug": "vision", "name": "Vision", "terms": ["image"]},
-    {"slug": "detection", "name": "Detection", "parent": "vision", "terms": ["object detection", "query"]},
+    {
+        "slug": "detection",
+        "name": "Detection",
+        "parent": "vision",
+        "terms": ["object detection", "query"],
+    },
 ]
 
 
@@ -92,8 +106,13 @@ def test_every_seed_abstract_gets_a_topic() -> None:
 
 @pytest.mark.parametrize(
     ("record_id", "first"),
-    [("unseen-04", "offline-rl"), ("unseen-09", "speech-recognition"), ("unseen-10", "recommender-systems"),
-     ("unseen-12", "ml-for-systems"), ("unseen-14", "3d-vision")],
+    [
+        ("unseen-04", "offline-rl"),
+        ("unseen-09", "speech-recognition"),
+        ("unseen-10", "recommender-systems"),
+        ("unseen-12", "ml-for-systems"),
+        ("unseen-14", "3d-vision"),
+    ],
 )
 def test_unseen_abstracts_get_their_central_topic_first(record_id: str, first: str) -> None:
     records = [json.loads(line) for line in (GOLD / "unseen.jsonl").read_text("utf-8").splitlines()]
@@ -118,7 +137,10 @@ def test_a_custom_taxonomy_file_is_read(tmp_path: Path) -> None:
         ("", "no [[topic]] entries"),
         ("[[topic]]\nname = 'X'\n", "topic #1 needs a slug and a name"),
         ("[[topic]]\nslug = 'a'\nname = 'A'\nterms = 'x'\n", "terms must be a list of strings"),
-        ("[[topic]]\nslug = 'a'\nname = 'A'\n[[topic]]\nslug = 'a'\nname = 'B'\n", "'a' is defined twice"),
+        (
+            "[[topic]]\nslug = 'a'\nname = 'A'\n[[topic]]\nslug = 'a'\nname = 'B'\n",
+            "'a' is defined twice",
+        ),
         ("[[topic]]\nslug = 'a'\nname = 'A'\nparent = 'zz'\n", "unknown parent 'zz'"),
         ("[[topic]\n", "not valid TOML"),
     ],

@@ -23,7 +23,9 @@ TITLED_RE = re.compile(r"[A-Z][\w'’-]*$")
 # `MIB, a Mechanistic Interpretability Benchmark`: a short form, then a capitalised long form.
 APPOSITIVE_RE = re.compile(r", (?:an?|the) (?=[A-Z])")
 # `Many-Shot Adaptive Pseudo-Labeling, namely MAPLE`: a capitalised long form, then the short one.
-NAMELY_RE = re.compile(r",? (?:namely|called|dubbed|termed|abbreviated as) ([A-Za-z0-9][\w-]{1,11})(?![\w-])")
+NAMELY_RE = re.compile(
+    r",? (?:namely|called|dubbed|termed|abbreviated as) ([A-Za-z0-9][\w-]{1,11})(?![\w-])"
+)
 SHORT_BEFORE_RE = re.compile(r"(?<![\w-])[A-Za-z0-9][\w-]{1,11}$")
 WORD_RE = re.compile(r"\S+")
 DIGIT_RUN_RE = re.compile(r"([A-Za-z])([2-4])(?![0-9])")
@@ -61,7 +63,9 @@ def acronym_definitions(text: str) -> tuple[Definition, ...]:
 
     def add(start: int, end: int, long_start: int, short_start: int, short: str, long: str) -> None:
         acronym, expansion = singular_pair(short, long)
-        found.append(Definition(start, end, long_start, short_start, short, long, acronym, expansion))
+        found.append(
+            Definition(start, end, long_start, short_start, short, long, acronym, expansion)
+        )
 
     if "(" in text:
         for match in PAREN_RE.finditer(text):
@@ -92,7 +96,14 @@ def acronym_definitions(text: str) -> tuple[Definition, ...]:
             long_form = _titled_long_form(short_match.group(0), words, from_start=True)
             if long_form:
                 start = short_match.start()
-                add(start, match.end() + len(long_form), match.end(), start, short_match.group(0), long_form)
+                add(
+                    start,
+                    match.end() + len(long_form),
+                    match.end(),
+                    start,
+                    short_match.group(0),
+                    long_form,
+                )
         for match in NAMELY_RE.finditer(text):
             short = match.group(1)
             window = text[max(0, match.start() - 160) : match.start()]

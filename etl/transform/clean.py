@@ -12,6 +12,7 @@ URL_RE = re.compile(
     r"""(?i)(?:https?://|\bwww\.)[^\s<>"'`{}|\\^\[\]\u3000-\u303f\uff00-\uffef\ue000\ue001]+"""
 )
 # Characters that end a sentence or a quotation rather than a URL.
+CLOSERS = {")": "(", "]": "[", "}": "{"}
 TRAILING = set(".,;:!?'\"*$~…’”»›。，、；：！？")
 HREF_RE = re.compile(r"\\href\s*\{([^{}]*)\}\s*\{((?:[^{}]|\{[^{}]*\})*)\}")
 URL_CMD_RE = re.compile(r"\\url\s*\{([^{}]*)\}")
@@ -30,24 +31,103 @@ TEXT_COMMAND_RE = re.compile(r"\\(?:" + _TEXT_COMMANDS + r")\*?\s*\{((?:[^{}]|\{
 GROUP_STYLE_RE = re.compile(r"\{\\(?:em|bf|it|sc|tt|sf|rm|sl|small|large|Large)\s+([^{}]*)\}")
 FRAC_RE = re.compile(r"\\[dt]?frac\s*\{([^{}]*)\}\s*\{([^{}]*)\}")
 SYMBOLS = {
-    "alpha": "α", "beta": "β", "gamma": "γ", "delta": "δ", "epsilon": "ε", "varepsilon": "ε",
-    "zeta": "ζ", "eta": "η", "theta": "θ", "kappa": "κ", "lambda": "λ", "mu": "μ", "nu": "ν",
-    "xi": "ξ", "pi": "π", "rho": "ρ", "sigma": "σ", "tau": "τ", "phi": "φ", "varphi": "φ",
-    "chi": "χ", "psi": "ψ", "omega": "ω", "Gamma": "Γ", "Delta": "Δ", "Theta": "Θ",
-    "Lambda": "Λ", "Sigma": "Σ", "Phi": "Φ", "Psi": "Ψ", "Omega": "Ω", "ell": "ℓ",
-    "times": "×", "cdot": "·", "leq": "≤", "le": "≤", "geq": "≥", "ge": "≥", "neq": "≠",
-    "approx": "≈", "sim": "~", "infty": "∞", "to": "→", "rightarrow": "→", "leftarrow": "←",
-    "Rightarrow": "⇒", "pm": "±", "in": "∈", "notin": "∉", "sqrt": "√", "sum": "∑",
-    "prod": "∏", "int": "∫", "partial": "∂", "nabla": "∇", "ldots": "…", "dots": "…",
-    "cdots": "⋯", "mid": "|", "lvert": "|", "rvert": "|", "langle": "⟨", "rangle": "⟩",
-    "setminus": "∖", "subset": "⊂", "subseteq": "⊆", "supset": "⊃", "cup": "∪", "cap": "∩",
-    "forall": "∀", "exists": "∃", "top": "⊤", "circ": "∘", "odot": "⊙", "otimes": "⊗",
-    "oplus": "⊕", "star": "⋆", "ast": "*", "mapsto": "↦", "propto": "∝", "equiv": "≡",
-    "left": "", "right": "", "big": "", "Big": "", "bigg": "", "Bigg": "", "quad": " ",
-    "qquad": " ", "displaystyle": "", "limits": "", "nolimits": "",
+    "alpha": "α",
+    "beta": "β",
+    "gamma": "γ",
+    "delta": "δ",
+    "epsilon": "ε",
+    "varepsilon": "ε",
+    "zeta": "ζ",
+    "eta": "η",
+    "theta": "θ",
+    "kappa": "κ",
+    "lambda": "λ",
+    "mu": "μ",
+    "nu": "ν",
+    "xi": "ξ",
+    "pi": "π",
+    "rho": "ρ",
+    "sigma": "σ",
+    "tau": "τ",
+    "phi": "φ",
+    "varphi": "φ",
+    "chi": "χ",
+    "psi": "ψ",
+    "omega": "ω",
+    "Gamma": "Γ",
+    "Delta": "Δ",
+    "Theta": "Θ",
+    "Lambda": "Λ",
+    "Sigma": "Σ",
+    "Phi": "Φ",
+    "Psi": "Ψ",
+    "Omega": "Ω",
+    "ell": "ℓ",
+    "times": "×",
+    "cdot": "·",
+    "leq": "≤",
+    "le": "≤",
+    "geq": "≥",
+    "ge": "≥",
+    "neq": "≠",
+    "approx": "≈",
+    "sim": "~",
+    "infty": "∞",
+    "to": "→",
+    "rightarrow": "→",
+    "leftarrow": "←",
+    "Rightarrow": "⇒",
+    "pm": "±",
+    "in": "∈",
+    "notin": "∉",
+    "sqrt": "√",
+    "sum": "∑",
+    "prod": "∏",
+    "int": "∫",
+    "partial": "∂",
+    "nabla": "∇",
+    "ldots": "…",
+    "dots": "…",
+    "cdots": "⋯",
+    "mid": "|",
+    "lvert": "|",
+    "rvert": "|",
+    "langle": "⟨",
+    "rangle": "⟩",
+    "setminus": "∖",
+    "subset": "⊂",
+    "subseteq": "⊆",
+    "supset": "⊃",
+    "cup": "∪",
+    "cap": "∩",
+    "forall": "∀",
+    "exists": "∃",
+    "top": "⊤",
+    "circ": "∘",
+    "odot": "⊙",
+    "otimes": "⊗",
+    "oplus": "⊕",
+    "star": "⋆",
+    "ast": "*",
+    "mapsto": "↦",
+    "propto": "∝",
+    "equiv": "≡",
+    "left": "",
+    "right": "",
+    "big": "",
+    "Big": "",
+    "bigg": "",
+    "Bigg": "",
+    "quad": " ",
+    "qquad": " ",
+    "displaystyle": "",
+    "limits": "",
+    "nolimits": "",
 }
 # A formatting command whose argument could not be read is dropped, not spelled out.
-SYMBOLS.update({name: "" for name in [*_TEXT_COMMANDS.replace("\\*", "").split("|"), "href", "url"]})
+SYMBOLS.update(
+    {name: "" for name in [*_TEXT_COMMANDS.replace("\\*", "").split("|"), "href", "url"]}
+)
 COMMAND_RE = re.compile(r"(\w?)\\([A-Za-z]+)\*?(?=(.?))", re.DOTALL)
 ESCAPE_RE = re.compile(r"\\([%&_#$])")
 SPACING_RE = re.compile(r"\\[,;:! ]|\\\\")
@@ -93,7 +173,7 @@ def _clean_once(text: str) -> str:
 
 
 def protect_urls(text: str, store: list[str]) -> str:
-    """Swap URLs (bare, `\\href`, `\\url`) for placeholders so markup stripping leaves them alone."""
+    """Swap URLs (bare, `\\href`, `\\url`) for placeholders that markup stripping leaves alone."""
 
     def keep(url: str) -> str:
         store.append(url.strip())
@@ -130,9 +210,8 @@ def trim_url(url: str) -> str:
     """Drop trailing punctuation and unbalanced closing brackets that belong to the sentence."""
     while url:
         last = url[-1]
-        if last in TRAILING:
-            url = url[:-1]
-        elif last in ")]}" and url.count(last) > url.count({")": "(", "]": "[", "}": "{"}[last]):
+        unbalanced = last in CLOSERS and url.count(last) > url.count(CLOSERS[last])
+        if last in TRAILING or unbalanced:
             url = url[:-1]
         else:
             break

@@ -1,4 +1,9 @@
-"""Links: every URL in text or record fields, normalised and classified (code, project, paper, data)."""
+"""Links: every URL in text or record fields, normalised and classified.
+
+Kinds: `code` (repositories on GitHub, GitLab, Bitbucket, Codeberg and Hugging Face, including
+Hugging Face datasets and Spaces), `project` (`*.github.io` and other project pages), `paper`
+(arXiv, OpenReview, DOI, proceedings), `data` (Zenodo, Kaggle ...) and `other`.
+"""
 
 from __future__ import annotations
 
@@ -14,42 +19,117 @@ SCHEMELESS_RE = re.compile(
     r"[^\s<>\"'`{}|\\^\[\]\u3000-\u303f\uff00-\uffef]+"
 )
 CODE_HOSTS = {
-    "github.com", "gitlab.com", "bitbucket.org", "huggingface.co", "codeberg.org",
+    "github.com",
+    "gitlab.com",
+    "bitbucket.org",
+    "huggingface.co",
+    "codeberg.org",
     "raw.githubusercontent.com",
 }
 SCHEMELESS_HINTS = ("github.com/", "gitlab.com/", "bitbucket.org/", "huggingface.co/")
-GITLAB_ROUTES = {"-", "tree", "blob", "raw", "issues", "merge_requests", "wikis", "commits",
-                 "releases", "tags", "pipelines"}
-HF_PAGES = {"papers", "models", "datasets", "spaces", "learn", "tasks", "organizations", "join",
-            "chat", "posts", "new"}
+GITLAB_ROUTES = {
+    "-",
+    "tree",
+    "blob",
+    "raw",
+    "issues",
+    "merge_requests",
+    "wikis",
+    "commits",
+    "releases",
+    "tags",
+    "pipelines",
+}
+HF_PAGES = {
+    "papers",
+    "models",
+    "datasets",
+    "spaces",
+    "learn",
+    "tasks",
+    "organizations",
+    "join",
+    "chat",
+    "posts",
+    "new",
+}
 GIT_SUFFIX_RE = re.compile(r"(?i)\.git$")
 REPO_PART_RE = re.compile(r"[A-Za-z0-9._-]+")
 HOST_LABEL_RE = re.compile(r"[^\W_](?:[\w-]*[^\W_])?")
 PAPER_HOSTS = {
-    "arxiv.org", "openreview.net", "doi.org", "dx.doi.org", "aclanthology.org",
-    "proceedings.mlr.press", "proceedings.neurips.cc", "papers.nips.cc",
-    "openaccess.thecvf.com", "ieeexplore.ieee.org", "dl.acm.org", "link.springer.com",
-    "semanticscholar.org", "www.semanticscholar.org", "biorxiv.org", "www.biorxiv.org",
-    "medrxiv.org", "ojs.aaai.org", "ijcai.org", "www.ijcai.org",
+    "arxiv.org",
+    "openreview.net",
+    "doi.org",
+    "dx.doi.org",
+    "aclanthology.org",
+    "proceedings.mlr.press",
+    "proceedings.neurips.cc",
+    "papers.nips.cc",
+    "openaccess.thecvf.com",
+    "ieeexplore.ieee.org",
+    "dl.acm.org",
+    "link.springer.com",
+    "semanticscholar.org",
+    "www.semanticscholar.org",
+    "biorxiv.org",
+    "www.biorxiv.org",
+    "medrxiv.org",
+    "ojs.aaai.org",
+    "ijcai.org",
+    "www.ijcai.org",
 }
-DATA_HOSTS = {"zenodo.org", "figshare.com", "kaggle.com", "www.kaggle.com", "data.mendeley.com",
-              "dataverse.harvard.edu", "physionet.org"}
+DATA_HOSTS = {
+    "zenodo.org",
+    "figshare.com",
+    "kaggle.com",
+    "www.kaggle.com",
+    "data.mendeley.com",
+    "dataverse.harvard.edu",
+    "physionet.org",
+}
 # First path segments on code hosts that are site pages, not owners of repositories.
 NOT_OWNERS = {
-    "features", "about", "orgs", "topics", "marketplace", "sponsors", "pricing", "login",
-    "explore", "settings", "search", "collections", "apps", "site", "docs", "blog",
+    "features",
+    "about",
+    "orgs",
+    "topics",
+    "marketplace",
+    "sponsors",
+    "pricing",
+    "login",
+    "explore",
+    "settings",
+    "search",
+    "collections",
+    "apps",
+    "site",
+    "docs",
+    "blog",
 }
-PAPER_FIELDS = {"pdf", "pdfurl", "pdflink", "arxiv", "arxivurl", "arxivlink", "openreview",
-                "openreviewurl", "forum", "paperurl", "doi", "doiurl"}
+PAPER_FIELDS = {
+    "pdf",
+    "pdfurl",
+    "pdflink",
+    "arxiv",
+    "arxivurl",
+    "arxivlink",
+    "openreview",
+    "openreviewurl",
+    "forum",
+    "paperurl",
+    "doi",
+    "doiurl",
+}
 PROJECT_FIELDS = {"project", "projectpage", "projecturl", "homepage", "website", "webpage", "page"}
 DATA_FIELDS = {"data", "dataset", "dataseturl"}
-ARXIV_ID_RE = re.compile(r"^(?:arxiv:)?(\d{4}\.\d{4,5}(?:v\d+)?|[a-z-]+(?:\.[A-Z]{2})?/\d{7})$",
-                         re.I)
+ARXIV_ID_RE = re.compile(
+    r"^(?:arxiv:)?(\d{4}\.\d{4,5}(?:v\d+)?|[a-z-]+(?:\.[A-Z]{2})?/\d{7})$", re.I
+)
 DOI_RE = re.compile(r"^(?:doi:)?(10\.\d{4,9}/\S+)$", re.I)
 
 
 def find_urls(raw: str) -> list[str]:
-    """URLs as written in a text, in order: `\\href` and `\\url` targets, bare and schemeless links."""
+    """URLs as written in a text, in order: `\\href`/`\\url` targets, bare and schemeless links."""
     found: list[tuple[int, str]] = []
     text = raw
     if "\\" in text:
@@ -176,7 +256,7 @@ def _repo_name(segment: str) -> str:
 
 def expand_identifier(value: str, field: str | None) -> str:
     """Turn a bare arXiv id, DOI or OpenReview id from a record field into a URL."""
-    if field is None or "://" in value or "/" in value and not DOI_RE.match(value):
+    if field is None or "://" in value or ("/" in value and not DOI_RE.match(value)):
         return value
     if field.startswith("arxiv") and (m := ARXIV_ID_RE.match(value)):
         return f"https://arxiv.org/abs/{m.group(1)}"
@@ -204,7 +284,9 @@ def classify(host: str, path: str, field: str | None) -> str:
     return "other"
 
 
-def collect_links(raw_texts: dict[str, str], fields: tuple[tuple[str, str], ...]) -> tuple[Link, ...]:
+def collect_links(
+    raw_texts: dict[str, str], fields: tuple[tuple[str, str], ...]
+) -> tuple[Link, ...]:
     """All links of a record, one per URL, preferring the record field where one was found."""
     by_url: dict[str, Link] = {}
     for name, value in fields:

@@ -85,31 +85,85 @@ UNIT_RE = re.compile(
 )
 SIZE_SUFFIX_RE = re.compile(r"[-\s]\d+(?:\.\d+)?(?:x\d+)?[BM](?:$|-)")
 # Model families show in their names: -Net, -former, BERT, GPT, LLaMA, T5, ViT, -LM, -Instruct.
-MODEL_SHAPE_RE = re.compile(r"(?:net|former|bert|gpt|llama|t5|vit|lm|instruct|chat|coder)(?:[-\d.]|$)")
+MODEL_SHAPE_RE = re.compile(
+    r"(?:net|former|bert|gpt|llama|t5|vit|lm|instruct|chat|coder)(?:[-\d.]|$)"
+)
 SIZE_RE = re.compile(r"^\d+(?:\.\d+)?(?:x\d+)?[KMBT]$")
 ROMAN_RE = re.compile(r"^[IVXivx]+$")
 MATH_TOKEN_RE = re.compile(r"^[a-z][A-Z]\d*$")
 DIGIT_LETTER_RE = re.compile(r"\d")
 
 KIND_WORDS = {
-    "benchmark": "benchmark", "suite": "benchmark", "leaderboard": "benchmark",
-    "environment": "benchmark", "testbed": "benchmark", "dataset": "dataset", "corpus": "dataset",
-    "corpora": "dataset", "collection": "dataset", "split": "dataset", "atlas": "dataset",
-    "loss": "loss", "objective": "loss", "optimizer": "optimizer", "optimiser": "optimizer",
-    "metric": "metric", "measure": "metric", "distance": "metric", "score": "metric",
-    "model": "model", "llm": "model", "encoder": "model", "decoder": "model", "agent": "model",
-    "estimator": "model", "detector": "model", "classifier": "model", "recommender": "model",
-    "transformer": "architecture", "architecture": "architecture", "network": "architecture",
-    "backbone": "architecture", "framework": "framework", "paradigm": "framework",
-    "pipeline": "framework", "toolkit": "library", "library": "library", "package": "library",
-    "system": "system", "engine": "system", "platform": "system", "algorithm": "algorithm",
-    "solver": "algorithm", "procedure": "algorithm", "method": "method", "approach": "method",
-    "technique": "method", "strategy": "method", "scheme": "method", "attack": "method",
-    "defence": "method", "defense": "method", "mechanism": "method", "curriculum": "method",
-    "sampler": "method", "policy": "method", "module": "module", "block": "module",
-    "layer": "module", "component": "module", "bank": "module", "head": "module",
-    "kernel": "method", "prior": "method", "recipe": "method", "protocol": "method",
-    "tool": "library", "test": "dataset", "database": "dataset", "simulator": "library",
+    "benchmark": "benchmark",
+    "suite": "benchmark",
+    "leaderboard": "benchmark",
+    "environment": "benchmark",
+    "testbed": "benchmark",
+    "dataset": "dataset",
+    "corpus": "dataset",
+    "corpora": "dataset",
+    "collection": "dataset",
+    "split": "dataset",
+    "atlas": "dataset",
+    "loss": "loss",
+    "objective": "loss",
+    "optimizer": "optimizer",
+    "optimiser": "optimizer",
+    "metric": "metric",
+    "measure": "metric",
+    "distance": "metric",
+    "score": "metric",
+    "model": "model",
+    "llm": "model",
+    "encoder": "model",
+    "decoder": "model",
+    "agent": "model",
+    "estimator": "model",
+    "detector": "model",
+    "classifier": "model",
+    "recommender": "model",
+    "transformer": "architecture",
+    "architecture": "architecture",
+    "network": "architecture",
+    "backbone": "architecture",
+    "framework": "framework",
+    "paradigm": "framework",
+    "pipeline": "framework",
+    "toolkit": "library",
+    "library": "library",
+    "package": "library",
+    "system": "system",
+    "engine": "system",
+    "platform": "system",
+    "algorithm": "algorithm",
+    "solver": "algorithm",
+    "procedure": "algorithm",
+    "method": "method",
+    "approach": "method",
+    "technique": "method",
+    "strategy": "method",
+    "scheme": "method",
+    "attack": "method",
+    "defence": "method",
+    "defense": "method",
+    "mechanism": "method",
+    "curriculum": "method",
+    "sampler": "method",
+    "policy": "method",
+    "module": "module",
+    "block": "module",
+    "layer": "module",
+    "component": "module",
+    "bank": "module",
+    "head": "module",
+    "kernel": "method",
+    "prior": "method",
+    "recipe": "method",
+    "protocol": "method",
+    "tool": "library",
+    "test": "dataset",
+    "database": "dataset",
+    "simulator": "library",
     "checkpoint": "model",
 }
 # Nouns after which `, X and Y` lists the named instances (`two algorithms, PDI-CP and JDI-CP`).
@@ -120,7 +174,9 @@ CLASS_NOUNS = frozenset(w + "s" for w in KIND_WORDS) | frozenset(
     "measurements values estimates signals labels annotations scores".split()
 )
 # Lowercase nouns that belong to a name: `Thompson sampling`, `Mahalanobis distance`.
-NAME_NOUNS = frozenset({"sampling", "distance", "divergence", "decomposition", "transform", "dropout"})
+NAME_NOUNS = frozenset(
+    {"sampling", "distance", "divergence", "decomposition", "transform", "dropout"}
+)
 
 INTRO_VERBS = frozenset(
     """
@@ -166,7 +222,9 @@ CUE_BEFORE = frozenset(
 CUE_PAIRS = frozenset({("such", "as"), ("compared", "with"), ("compared", "to"), ("e.g", ",")})
 COORDINATORS = frozenset({",", "and", "or", "/"})
 LIST_GLUE = COORDINATORS | {"such", "as", "like", "including", "e.g", "the", "(", "both", "either"}
-ABBREVIATIONS = frozenset({"e.g", "i.e", "al", "vs", "etc", "cf", "w.r.t", "fig", "eq", "resp", "approx"})
+ABBREVIATIONS = frozenset(
+    {"e.g", "i.e", "al", "vs", "etc", "cf", "w.r.t", "fig", "eq", "resp", "approx"}
+)
 INITIAL_STOPWORDS = frozenset(
     """
     the this these those our its their a an in on for with from by to as at using unlike
@@ -203,7 +261,9 @@ MEASURE_HEADS = frozenset(
     "information distance divergence entropy error score index ratio metric measure".split()
 )
 LOWERCASE_GENERIC_HEADS = frozenset({"optimization", "optimisation", "regression", "control"})
-FUNCTION_WORDS = frozenset({"of", "for", "with", "and", "in", "on", "to", "the", "from", "by", "via"})
+FUNCTION_WORDS = frozenset(
+    {"of", "for", "with", "and", "in", "on", "to", "the", "from", "by", "via"}
+)
 
 
 @lru_cache(maxsize=65536)
@@ -249,8 +309,11 @@ def shape(token: str) -> int:
     if MATH_TOKEN_RE.match(token) or (len(token) == 1 and not token.isdigit()):
         return LOWER
     if is_strong(token):
-        if len(parts) == 2 and parts[0][:1].isupper() and parts[0][1:].islower() and (
-            parts[1].endswith("s") and generic_key(parts[1]) in GENERIC
+        if (
+            len(parts) == 2
+            and parts[0][:1].isupper()
+            and parts[0][1:].islower()
+            and (parts[1].endswith("s") and generic_key(parts[1]) in GENERIC)
         ):
             return LOWER  # Video-LLMs: a plain word qualifying a generic class, in the plural
         return STRONG
@@ -272,14 +335,13 @@ def is_strong(token: str) -> bool:
             capitalised += 1
             single_letter = single_letter or len(part) == 1
         letters = sum(c.isascii() and c.isalpha() for c in part)  # not 2α
-        if letters and DIGIT_LETTER_RE.search(part) and not UNIT_RE.match(part):
-            if uppers or letters >= 3 or len(parts) > 1:
-                return True
+        mixed = letters and DIGIT_LETTER_RE.search(part) and not UNIT_RE.match(part)
+        if mixed and (uppers or letters >= 3 or len(parts) > 1):
+            return True
     if capitalised >= 2 and single_letter:
         return True  # Best-of-N, Q-Iteration
-    if len(parts) > 1 and parts[0][:1].isupper() and any(UNIT_RE.match(p) for p in parts[1:]):
-        return True  # Llama-2, Whisper-large-v3
-    return False
+    # Llama-2, Whisper-large-v3
+    return len(parts) > 1 and parts[0][:1].isupper() and any(UNIT_RE.match(p) for p in parts[1:])
 
 
 class _Text:
@@ -307,7 +369,8 @@ class _Text:
         """
         end = next((i for i, w in enumerate(self.words) if w in {".", "?", "!"}), self.n)
         words = [
-            w for w, s in zip(self.words[:end], self.shapes[:end], strict=True)
+            w
+            for w, s in zip(self.words[:end], self.shapes[:end], strict=True)
             if s in (TITLE, LOWER) and len(w) > 3
         ]
         capitalised = sum(w[0].isupper() for w in words)
@@ -377,7 +440,9 @@ class _Finder:
 
     def _first_seen(self, mention: MethodMention) -> int:
         """Where a name (or one of its aliases) first appears: mentions come in reading order."""
-        found = [p for p in (self.t.text.find(n) for n in (mention.name, *mention.aliases)) if p >= 0]
+        found = [
+            p for p in (self.t.text.find(n) for n in (mention.name, *mention.aliases)) if p >= 0
+        ]
         return min(found, default=len(self.t.text))
 
     # -- bookkeeping -----------------------------------------------------------------------
@@ -422,7 +487,12 @@ class _Finder:
             low = t.lower[i]
             if low in INTRO_VERBS and self._has_subject(i):
                 self._object(i + 1, self._kind_before(i))
-            elif low == "put" and i + 1 < t.n and t.lower[i + 1] == "forward" and self._has_subject(i):
+            elif (
+                low == "put"
+                and i + 1 < t.n
+                and t.lower[i + 1] == "forward"
+                and self._has_subject(i)
+            ):
                 self._object(i + 2, None)
             elif low in NAMING_WORDS:
                 self._named(i)
@@ -437,10 +507,17 @@ class _Finder:
         if t.n > 2 and t.shapes[0] == STRONG and t.words[1] == ":":
             self._add_intro(0, 0, None)  # a title `Name: what it does`
         for start, (span, _) in self.emphasis.items():
-            i = self._token_at(start)
-            if i is not None and t.shapes[i] == STRONG and t.ends[i] - t.starts[i] == len(span):
-                if not self._defined_generic(t.words[i]) and not self._defined_mention(t.words[i]):
-                    self._add_intro(i, i, None)
+            at = self._token_at(start)
+            if at is None:
+                continue
+            i = at
+            if (
+                t.shapes[i] == STRONG
+                and t.ends[i] - t.starts[i] == len(span)
+                and not self._defined_generic(t.words[i])
+                and not self._defined_mention(t.words[i])
+            ):
+                self._add_intro(i, i, None)
 
     def _appositive_intro(self, i: int) -> bool:
         """`X, a new benchmark`, `a new dataset, X,`, `X, a corpus that we generate`."""
@@ -514,7 +591,9 @@ class _Finder:
                 self._add_intro(first, last, kind or _kind_from(skipped))
                 self._list_continues(last + 1, kind or _kind_from(skipped))
                 return
-            if low in OBJECT_STOPS or (low == "of" and (not skipped or skipped[-1] not in OF_NOUNS)):
+            if low in OBJECT_STOPS or (
+                low == "of" and (not skipped or skipped[-1] not in OF_NOUNS)
+            ):
                 return
             if low in NAMING_WORDS:
                 return  # `_named` reads what follows
@@ -596,7 +675,8 @@ class _Finder:
         if last + 3 < t.n and t.words[last + 1] == "(" and t.words[last + 3] == ")":
             inner = last + 2
             if t.shapes[inner] == STRONG:  # Rate-Constrained Training (BackSlash)
-                self._add(t.words[inner], "introduced", kind or self._kind_after(last + 4), (name,))
+                after = kind or self._kind_after(last + 4) or _kind_of_name(name)
+                self._add(t.words[inner], "introduced", after, (name,))
                 return
         self._add(name, "introduced", kind or self._kind_after(last + 1) or _kind_of_name(name))
 
@@ -652,7 +732,7 @@ class _Finder:
                 self._add(d.acronym, "mentioned", _kind_of_name(d.expansion), (d.expansion,))
 
     def _is_defined_mention(self, d: Definition) -> bool:
-        """A defined acronym that names an artifact, not a field, task, class or passing quantity."""
+        """A defined acronym naming an artifact, not a field, task, class or passing quantity."""
         if generic_key(d.acronym) in GENERIC or generic_key(d.short) in GENERIC:
             return False
         if not d.acronym[:1].isalnum():
@@ -726,8 +806,10 @@ class _Finder:
         masked = self.masked if mask else self.unmasked
         first = i
         j = i
-        while j < t.n and not masked[j] and (
-            t.shapes[j] in (STRONG, TITLE) or (t.words[j] == "!" and self._brand_bang(j))
+        while (
+            j < t.n
+            and not masked[j]
+            and (t.shapes[j] in (STRONG, TITLE) or (t.words[j] == "!" and self._brand_bang(j)))
         ):
             if j > first and t.initial[j] and t.words[j - 1] != "!":
                 break
@@ -741,8 +823,11 @@ class _Finder:
         if j < t.n and t.lower[j] in NAME_NOUNS:
             last = j
         # a sentence-initial ordinary word before a name: `Using ZebraLogic`
-        while first < last and t.initial[first] and t.shapes[first] == TITLE and (
-            self._ordinary_initial(first)
+        while (
+            first < last
+            and t.initial[first]
+            and t.shapes[first] == TITLE
+            and (self._ordinary_initial(first))
         ):
             first += 1
         return first, last
@@ -782,7 +867,12 @@ class _Finder:
         if last + 2 < t.n and t.lower[last + 1] == "et" and t.lower[last + 2] == "al":
             return
         if STRONG in shapes:
-            if t.initial[first] and shapes[0] == TITLE and len(words) > 1 and STRONG not in shapes[:1]:
+            if (
+                t.initial[first]
+                and shapes[0] == TITLE
+                and len(words) > 1
+                and STRONG not in shapes[:1]
+            ):
                 return
             strong = [w for w, s in zip(words, shapes, strict=True) if s == STRONG]
             if len(words) == 1 and self._defined_generic(strong[0]):

@@ -136,7 +136,10 @@ def term_counts(text: str, taxonomy: Taxonomy) -> dict[str, dict[str, int]]:
     first_words, first_exact = taxonomy.first_words, taxonomy.first_exact
     matches: list[tuple[int, int, str, str]] = []  # (start, end, slug, term)
     for start, low in enumerate(lowered):
-        for index, words in ((first_words.get(low), lowered), (first_exact.get(tokens[start]), tokens)):
+        for index, words in (
+            (first_words.get(low), lowered),
+            (first_exact.get(tokens[start]), tokens),
+        ):
             if not index:
                 continue
             for rest, lasts, slug, term in index:
@@ -149,7 +152,7 @@ def term_counts(text: str, taxonomy: Taxonomy) -> dict[str, dict[str, int]]:
                         continue
                 matches.append((start, start + size, slug, term))
     found: dict[str, dict[str, int]] = {}
-    longest_end = -1
+    longest_end, covered_start = -1, -1
     for start, end, slug, term in sorted(matches, key=lambda m: (m[0], -m[1])):
         if end < longest_end or (end == longest_end and start > covered_start):
             continue  # inside a longer match
@@ -174,7 +177,9 @@ def assign_topics(text: str, taxonomy: Taxonomy) -> tuple[TopicHit, ...]:
     evidence = term_counts(text, taxonomy)
     if not evidence:
         return ()
-    scored = [(score_terms(terms, taxonomy), slug, tuple(terms)) for slug, terms in evidence.items()]
+    scored = [
+        (score_terms(terms, taxonomy), slug, tuple(terms)) for slug, terms in evidence.items()
+    ]
     leaves = [s for s in scored if s[1] in taxonomy.leaves] or scored
     leaves.sort(key=lambda s: (-s[0], s[1]))
     best = leaves[0][0]
