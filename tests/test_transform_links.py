@@ -204,9 +204,9 @@ def test_links_are_always_clean_https_urls(text: str) -> None:
     assert len({link.url for link in links}) == len(links)
     for link in links:
         assert link.url.startswith("https://")
-        assert link.url[-1] not in ".,;:!?'\"*$~…。)]}" or link.url.count(")") <= link.url.count(
-            "("
-        )
+        last = link.url[-1]
+        opener = {")": "(", "]": "[", "}": "{"}.get(last)
+        assert opener is None or link.url.count(last) <= link.url.count(opener)
         assert link.url[-1] not in ".,;:!?'\"*$~…。"
         assert link.host == link.host.lower() and " " not in link.url
         assert link.kind in {"code", "project", "paper", "data", "other"}

@@ -61,6 +61,10 @@ GENERIC = frozenset(
     rouge-lsum nds mota motp hota ade fde pq spl sr mos cmos mse-loss
     """.split()
 )
+# Metrics that take a suffix: `BLEU-4`, `ROUGE-L`, `F1-score`, `Top-5`.
+METRIC_ROOTS = frozenset(
+    "bleu rouge meteor chrf f1 top pass hits ndcg map mrr recall precision acc auc iou".split()
+)
 # Capitalised words that are adjectives or families, not artifacts.
 GENERIC_TITLES = frozenset(
     """
@@ -258,7 +262,8 @@ GENERIC_HEADS = frozenset(
 )
 # Quantities: named only when the text keeps using them (`PVI outperforms PMI`), not in passing.
 MEASURE_HEADS = frozenset(
-    "information distance divergence entropy error score index ratio metric measure".split()
+    "information distance divergence entropy error score index ratio metric measure accuracy "
+    "precision recall gain".split()
 )
 LOWERCASE_GENERIC_HEADS = frozenset({"optimization", "optimisation", "regression", "control"})
 FUNCTION_WORDS = frozenset(
@@ -288,8 +293,8 @@ def shape(token: str) -> int:
     """What a token looks like: a strong name, a title word, a number, a lowercase word ..."""
     if not token[0].isalnum():
         return PUNCT
-    if "@" in token:
-        return LOWER
+    if "@" in token or token.split("-", 1)[0].lower() in METRIC_ROOTS:
+        return LOWER  # NDCG@10, BLEU-4, ROUGE-L
     if "/" in token:
         parts = token.split("/")
         if all(len(p) < 2 or p.islower() or generic_key(p) in GENERIC for p in parts):
@@ -527,8 +532,11 @@ class _Finder:
         if i + 3 < t.n and t.lower[i + 2] in ARTICLES and t.lower[i + 3] in NEW_WORDS:
             return True
         if i >= 2 and t.words[i - 1] == "," and singular_word(t.lower[i - 2]) in KIND_WORDS:
+            # `a new drift-heavy dataset, X,` or `our (new) benchmark, X,`
             window = t.lower[max(0, i - 9) : i - 2]
-            if any(w in NEW_WORDS and window[k - 1] in ARTICLES for k, w in enumerate(window) if k):
+            if "our" in window[-4:] or any(
+                w in NEW_WORDS and window[k - 1] in ARTICLES for k, w in enumerate(window) if k
+            ):
                 return True
         for j in range(i + 2, min(t.n, i + 16)):
             if t.shapes[j] in (STRONG, TITLE) or t.words[j] in {".", ";", "("}:
@@ -916,18 +924,23 @@ class _Finder:
         return first >= 2 and (t.lower[first - 2], t.lower[first - 1]) in CUE_PAIRS
 
     def _listed_with_name(self, first: int, last: int) -> bool:
-        """`scVI or Harmony`: a capitalised word coordinated with a strong name."""
+        """`scVI or Harmony`, `Cora, PubMed, Chameleon, Squirrel`: a capitalised word in a list
+        (of names separated by commas, `and`, `or`) that holds a strong name."""
         t = self.t
-        j = first - 1
-        while j >= 0 and t.lower[j] in COORDINATORS:
-            j -= 1
-        if j < first - 1 and j >= 0 and t.shapes[j] == STRONG and not self.masked[j]:
-            return not self._defined_generic(t.words[j])
-        j = last + 1
-        while j < t.n and t.lower[j] in COORDINATORS:
-            j += 1
-        if j > last + 1 and j < t.n and t.shapes[j] == STRONG and not self.masked[j]:
-            return not self._defined_generic(t.words[j])
+        for step, start in ((-1, first - 1), (1, last + 1)):
+            j, items = start, 0
+            while 0 <= j < t.n and items < 8:
+                gap = j
+                while 0 <= j < t.n and t.lower[j] in COORDINATORS:
+                    j += step
+                if j == gap or not 0 <= j < t.n or self.masked[j]:
+                    break
+                if t.shapes[j] == STRONG:
+                    return not self._defined_generic(t.words[j])
+                if t.shapes[j] != TITLE:
+                    break
+                j += step
+                items += 1
         return False
 
     def _followed_by(self, last: int, nouns: frozenset[str]) -> bool:
