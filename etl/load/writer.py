@@ -3,84 +3,22 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import Connection, Table, and_, bindparam, delete, func, select, text, update
-from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.sql.dml import Insert
 
 from etl.load import schema as s
+from etl.load.bulk import chunks, insert_rows, select_map, upsert_rows
 from etl.load.search_index import BulkSearchIndex
 from etl.models import PaperBundle, Reject, SourceFile, Topic
-
-CHUNK = 900  # ids per IN (...) list: well under every backend's bound-parameter limit
-ROWS_PER_STATEMENT = 500  # rows per multi-row INSERT on PostgreSQL
 
 
 def now() -> datetime:
     """The current UTC time without tzinfo (stored as ISO text on SQLite)."""
     return datetime.now(UTC).replace(tzinfo=None)
-
-
-def insert_for(connection: Connection, table: Table) -> Any:
-    """The dialect's INSERT, which knows ON CONFLICT (typed Any: the two dialects' differ)."""
-    dialect = postgresql if connection.dialect.name == "postgresql" else sqlite
-    return dialect.insert(table)
-
-
-def insert_ignore(connection: Connection, table: Table, rows: Sequence[dict[str, Any]]) -> None:
-    """Insert rows, skipping those whose key already exists."""
-    upsert_rows(connection, insert_for(connection, table).on_conflict_do_nothing(), rows)
-
-
-def upsert_rows(connection: Connection, statement: Insert, rows: Sequence[dict[str, Any]]) -> None:
-    """Run an INSERT ... ON CONFLICT for many rows: multi-row VALUES on PostgreSQL,
-    executemany on SQLite (in-process, where one prepared statement is fastest)."""
-    if not rows:
-        return
-    if connection.dialect.name != "postgresql":
-        connection.execute(statement, list(rows))
-        return
-    for part in chunks(rows, ROWS_PER_STATEMENT):
-        connection.execute(statement.values(list(part)))
-
-
-def insert_rows(connection: Connection, table: Table, rows: Sequence[dict[str, Any]]) -> None:
-    """Insert rows known to be new: COPY on PostgreSQL, executemany on SQLite."""
-    if not rows:
-        return
-    columns = list(rows[0])
-    if connection.dialect.name != "postgresql":
-        # Straight to the driver: SQLAlchemy's per-row parameter handling is the larger cost here.
-        marks = ", ".join("?" for _ in columns)
-        connection.exec_driver_sql(
-            f"INSERT INTO {table.name} ({', '.join(columns)}) VALUES ({marks})",
-            [tuple(row[c] for c in columns) for row in rows],
-        )
-        return
-    raw = connection.connection.driver_connection  # the psycopg connection, same transaction
-    names = ", ".join(columns)
-    with raw.cursor() as cursor, cursor.copy(f"COPY {table.name} ({names}) FROM STDIN") as copy:  # type: ignore[union-attr]
-        for row in rows:
-            copy.write_row([row[c] for c in columns])
-
-
-def chunks(items: Sequence[Any], size: int = CHUNK) -> Iterable[Sequence[Any]]:
-    for start in range(0, len(items), size):
-        yield items[start : start + size]
-
-
-def select_map(connection: Connection, key: Any, value: Any, keys: Iterable[Any]) -> dict[Any, Any]:
-    """{key: value} for the rows whose key is in `keys`, queried in chunks."""
-    wanted = list(dict.fromkeys(keys))
-    found: dict[Any, Any] = {}
-    for part in chunks(wanted):
-        rows = connection.execute(select(key, value).where(key.in_(part)))
-        found.update({row[0]: row[1] for row in rows})
-    return found
 
 
 def resolve_ids(
@@ -91,7 +29,7 @@ def resolve_ids(
     ids = select_map(connection, column, table.c.id, rows)
     missing = [rows[k] for k in rows if k not in ids]
     if missing:
-        insert_ignore(connection, table, missing)
+        upsert_rows(connection, table, missing)
         ids.update(select_map(connection, column, table.c.id, (r[key] for r in missing)))
     return ids
 
@@ -137,11 +75,8 @@ class SourceLoader:
             "loaded_at": now(),
             "run_id": self.run_id,
         }
-        statement = insert_for(self.connection, s.sources)
-        statement = statement.on_conflict_do_update(
-            index_elements=["path"], set_={k: statement.excluded[k] for k in values if k != "path"}
-        )
-        upsert_rows(self.connection, statement, [values])
+        changing = [k for k in values if k != "path"]
+        upsert_rows(self.connection, s.sources, [values], conflict=["path"], update=changing)
         query = select(s.sources.c.id).where(s.sources.c.path == self.source.path)
         return int(self.connection.execute(query).scalar_one())
 
@@ -293,7 +228,7 @@ class SourceLoader:
             if m.keys[0] in canonical
         }
         if new_methods:
-            insert_ignore(self.connection, s.methods, list(new_methods.values()))
+            upsert_rows(self.connection, s.methods, list(new_methods.values()))
             created = select_map(self.connection, s.methods.c.key, s.methods.c.id, new_methods)
             known.update({k: created[c] for k, c in canonical.items()})
         aliases: dict[str, dict[str, Any]] = {}
@@ -311,7 +246,7 @@ class SourceLoader:
                     "role": mention.role,
                     "surface": mention.surface,
                 }
-        insert_ignore(self.connection, s.method_aliases, list(aliases.values()))
+        upsert_rows(self.connection, s.method_aliases, list(aliases.values()))
         insert_rows(self.connection, s.paper_methods, list(rows.values()))
         self.counts.methods += len(rows)
 
@@ -326,12 +261,13 @@ class SourceLoader:
             }
             for b in bundles
         }
-        statement = insert_for(self.connection, s.paper_sources)
-        statement = statement.on_conflict_do_update(
-            index_elements=["paper_id", "source_id", "position"],
-            set_={"run_id": statement.excluded.run_id},
+        upsert_rows(
+            self.connection,
+            s.paper_sources,
+            list(rows.values()),
+            conflict=["paper_id", "source_id", "position"],
+            update=["run_id"],
         )
-        upsert_rows(self.connection, statement, list(rows.values()))
 
     def _write_rejects(self, rejects: Sequence[Reject]) -> None:
         self.counts.rejects += len(rejects)
@@ -421,17 +357,15 @@ def sync_topics(connection: Connection, topics: Sequence[Topic]) -> None:
         }
         for t in topics
     ]
-    statement = insert_for(connection, s.topics)
-    statement = statement.on_conflict_do_update(
-        index_elements=["slug"],
-        set_={c: statement.excluded[c] for c in ("name", "parent_slug", "terms")},
-    )
     parents = {t.slug: t.parent for t in topics}
 
     def depth(slug: str | None) -> int:
         return 0 if slug is None else 1 + depth(parents.get(slug))
 
-    upsert_rows(connection, statement, sorted(rows, key=lambda r: depth(r["parent_slug"])))
+    ordered = sorted(rows, key=lambda r: depth(r["parent_slug"]))
+    upsert_rows(
+        connection, s.topics, ordered, conflict=["slug"], update=["name", "parent_slug", "terms"]
+    )
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,110 @@
+"""Set-based writes and lookups that each backend is fast at.
+
+SQLite runs in-process, so one prepared statement with `executemany` is the fastest path.
+PostgreSQL is fastest with `COPY`: new rows are copied straight in; upserts are copied into a
+temporary staging table and merged with one `INSERT ... SELECT ... ON CONFLICT`.
+Table and column names here always come from the schema module, never from input.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from sqlalchemy import Connection, Table, select
+
+CHUNK = 900  # ids per IN (...) list: well under every backend's bound-parameter limit
+
+Row = dict[str, Any]
+
+
+def chunks(items: Sequence[Any], size: int = CHUNK) -> Iterable[Sequence[Any]]:
+    """Consecutive slices of at most `size` items."""
+    for start in range(0, len(items), size):
+        yield items[start : start + size]
+
+
+def select_map(connection: Connection, key: Any, value: Any, keys: Iterable[Any]) -> dict[Any, Any]:
+    """{key: value} for the rows whose key is in `keys`: one `= ANY(array)` query on PostgreSQL,
+    chunked `IN (...)` lists on SQLite."""
+    wanted = list(dict.fromkeys(keys))
+    if connection.dialect.name == "postgresql":
+        sql = f"SELECT {key.name}, {value.name} FROM {key.table.name} WHERE {key.name} = ANY(%s)"
+        return dict(connection.exec_driver_sql(sql, (wanted,)).tuples().all())
+    found: dict[Any, Any] = {}
+    for part in chunks(wanted):
+        rows = connection.execute(select(key, value).where(key.in_(part)))
+        found.update({row[0]: row[1] for row in rows})
+    return found
+
+
+def insert_rows(connection: Connection, table: Table, rows: Sequence[Row]) -> None:
+    """Insert rows known to be new: COPY on PostgreSQL, executemany on SQLite."""
+    if not rows:
+        return
+    columns = list(rows[0])
+    if connection.dialect.name == "postgresql":
+        _copy(connection, table.name, columns, rows)
+        return
+    marks = ", ".join("?" for _ in columns)
+    connection.exec_driver_sql(
+        f"INSERT INTO {table.name} ({', '.join(columns)}) VALUES ({marks})",
+        [tuple(row[c] for c in columns) for row in rows],
+    )
+
+
+def upsert_rows(
+    connection: Connection,
+    table: Table,
+    rows: Sequence[Row],
+    *,
+    conflict: Sequence[str] = (),
+    update: Sequence[str] = (),
+) -> None:
+    """Insert rows; on a key conflict update the `update` columns, or skip the row if none."""
+    if not rows:
+        return
+    columns = list(rows[0])
+    names = ", ".join(columns)
+    on_conflict = _on_conflict(conflict, update)
+    if connection.dialect.name == "postgresql":
+        staging = _staging_table(connection, table.name, columns)
+        _copy(connection, staging, columns, rows)
+        connection.exec_driver_sql(
+            f"INSERT INTO {table.name} ({names}) SELECT {names} FROM {staging} {on_conflict}"
+        )
+        return
+    marks = ", ".join("?" for _ in columns)
+    connection.exec_driver_sql(
+        f"INSERT INTO {table.name} ({names}) VALUES ({marks}) {on_conflict}",
+        [tuple(row[c] for c in columns) for row in rows],
+    )
+
+
+def _on_conflict(conflict: Sequence[str], update: Sequence[str]) -> str:
+    if not update:
+        return "ON CONFLICT DO NOTHING"
+    assignments = ", ".join(f"{c} = excluded.{c}" for c in update)
+    return f"ON CONFLICT ({', '.join(conflict)}) DO UPDATE SET {assignments}"
+
+
+def _staging_table(connection: Connection, table: str, columns: Sequence[str]) -> str:
+    """An empty temporary table with the given columns of `table`, dropped at commit."""
+    name = f"staging_{table}_{len(columns)}"
+    connection.exec_driver_sql(
+        f"CREATE TEMPORARY TABLE IF NOT EXISTS {name} ON COMMIT DROP AS "
+        f"SELECT {', '.join(columns)} FROM {table} WITH NO DATA"
+    )
+    connection.exec_driver_sql(f"TRUNCATE {name}")
+    return name
+
+
+def _copy(connection: Connection, table: str, columns: Sequence[str], rows: Sequence[Row]) -> None:
+    """COPY rows into a table on the connection's own psycopg connection (same transaction)."""
+    raw: Any = connection.connection.driver_connection
+    with (
+        raw.cursor() as cursor,
+        cursor.copy(f"COPY {table} ({', '.join(columns)}) FROM STDIN") as copy,
+    ):
+        for row in rows:
+            copy.write_row([row[c] for c in columns])
