@@ -137,9 +137,10 @@ INNER_INITIAL_RE = re.compile(r"(?<=[a-z])\*\*([A-Z])\*\*(?=[a-z])")
 BOLD_RE = re.compile(r"\*\*(?=\S)(.+?)(?<=\S)\*\*|__(?=\S)(.+?)(?<=\S)__")
 ITALIC_RE = re.compile(r"(?<![\w*])\*(?=[^\s*])([^*]+?)(?<=[^\s*])\*(?![\w*])")
 CODE_RE = re.compile(r"`([^`]+)`")
-TILDE_RE = re.compile(r"(?<![\w/])~(?!/)")
+TILDE_RE = re.compile(r"(?<![\w/\ue001])~(?!/)")
 BRACE_RE = re.compile(r"(?<!\\)[{}]")
 SPACE_RE = re.compile(r"[ \t\r\n\u00a0\u2009\u202f]+")
+ODD_SPACES = ("  ", "\n", "\t", "\r", "\u00a0", "\u2009", "\u202f")
 # Characters that mean some markup may be present; text without them skips the markup passes.
 MARKUP_RE = re.compile(r"[\\$*_`{}~]")
 MAX_PASSES = 6
@@ -152,7 +153,7 @@ def clean_text(raw: str) -> str:
     stops changing: cleaning a cleaned text changes nothing.
     """
     text = _PRIVATE_RE.sub("", raw) if _OPEN in raw or _CLOSE in raw else raw
-    text = SPACE_RE.sub(" ", text).strip()  # emphasis may not span lines; folded it could
+    text = fold_spaces(text)  # emphasis may not span lines; folded it could
     for _ in range(MAX_PASSES):
         if not MARKUP_RE.search(text):
             break
@@ -169,7 +170,14 @@ def _clean_once(text: str) -> str:
     text = strip_markdown(strip_latex(protect_urls(text, urls)))
     if urls:
         text = _PLACEHOLDER_RE.sub(lambda m: urls[int(m.group(1))], text)
-    return SPACE_RE.sub(" ", text).strip()
+    return fold_spaces(text)
+
+
+def fold_spaces(text: str) -> str:
+    """Runs of white space as one space, none at the ends (the check first: it is cheaper)."""
+    if any(odd in text for odd in ODD_SPACES):
+        text = SPACE_RE.sub(" ", text)
+    return text.strip()
 
 
 def protect_urls(text: str, store: list[str]) -> str:
@@ -192,7 +200,9 @@ def protect_urls(text: str, store: list[str]) -> str:
     if "\\" in text:
         text = HREF_RE.sub(href, text)
         text = URL_CMD_RE.sub(url, text)
-    return URL_RE.sub(lambda m: _keep_trimmed(m.group(0), keep), text)
+    if "://" in text or "ww." in text or "WW." in text:
+        text = URL_RE.sub(lambda m: _keep_trimmed(m.group(0), keep), text)
+    return text
 
 
 def _url_like(text: str) -> bool:

@@ -327,6 +327,21 @@ def shape(token: str) -> int:
     return LOWER
 
 
+_SHAPE_CACHE: dict[str, int] = {}
+
+
+def _shapes(words: list[str]) -> list[int]:
+    """Shapes of many tokens, remembered across texts (a vocabulary repeats)."""
+    shapes = list(map(_SHAPE_CACHE.get, words))
+    if None in shapes:
+        if len(_SHAPE_CACHE) > 500_000:  # memory stays flat on huge, varied inputs
+            _SHAPE_CACHE.clear()
+        for index, found in enumerate(shapes):
+            if found is None:
+                shapes[index] = _SHAPE_CACHE[words[index]] = shape(words[index])
+    return shapes  # type: ignore[return-value]
+
+
 def is_strong(token: str) -> bool:
     """Shaped like a coined name: inner capitals (DropEdge, scVI), or letters with digits."""
     parts = [p for p in re.split(r"[-+]", token) if p]
@@ -357,12 +372,12 @@ class _Text:
         if "/" in text:
             masked = URL_MASK_RE.sub(lambda m: "\x00" + " " * (len(m.group(0)) - 1), text)
         self.text = text
-        spans = [m.span() for m in TOKEN_RE.finditer(masked)]
-        self.starts = [start for start, _ in spans]
-        self.ends = [end for _, end in spans]
-        self.words = words = [masked[start:end] for start, end in spans]
-        self.lower = [w.lower() for w in words]
-        self.shapes = [shape(w) for w in words]
+        matches = list(TOKEN_RE.finditer(masked))
+        self.words = words = [m[0] for m in matches]
+        self.starts = starts = [m.start() for m in matches]
+        self.ends = [start + len(word) for start, word in zip(starts, words, strict=True)]
+        self.lower = list(map(str.lower, words))
+        self.shapes = _shapes(words)
         self.n = len(words)
         self.initial = self._sentence_starts()
         self.heading_end = self._heading_end()

@@ -18,17 +18,18 @@ KEEP_RATIO = 0.4
 REPEAT_BONUS = 0.25
 WORD_RE = re.compile(r"\w+")
 
-# A term indexed by its first word: (following words, accepted forms of the last word, slug, term).
-Entry = tuple[tuple[str, ...], frozenset[str], str, str]
+# Terms in a trie of words: word -> (the words that may follow, the (slug, term)s ending here).
+# A term's last word is entered in each plural form the text may use.
+Trie = dict[str, tuple["Trie", list[tuple[str, str]]]]
 
 
 @dataclass(frozen=True)
 class Taxonomy:
-    """Topics with their terms indexed by first word; built once per run, shared by workers."""
+    """Topics with their terms in word tries; built once per run, shared by workers."""
 
     topics: tuple[Topic, ...]
-    first_words: dict[str, tuple[Entry, ...]]  # lowercased first word -> terms (any case)
-    first_exact: dict[str, tuple[Entry, ...]]  # exact-case first word -> acronym terms
+    words: Trie  # lowercased words of terms matched in any case
+    exact: Trie  # words of acronym terms (LLM, GNN), matched case-sensitively
     weights: dict[str, float]  # term -> weight (multi-word terms weigh more)
     leaves: frozenset[str]
 
@@ -77,31 +78,27 @@ def build_taxonomy(entries: object, where: str = "taxonomy") -> Taxonomy:
         if topic.parent is not None and topic.parent not in slugs:
             message = f"topic {topic.slug!r} has unknown parent {topic.parent!r}"
             raise TaxonomyError(f"{where}: {message}")
-    first_words: dict[str, list[Entry]] = {}
-    first_exact: dict[str, list[Entry]] = {}
+    words: Trie = {}
+    exact: Trie = {}
     weights: dict[str, float] = {}
     for topic in topics:
         for term in topic.terms:
-            tokens = tuple(WORD_RE.findall(term))
+            tokens = WORD_RE.findall(term)
             if not tokens:
                 continue
-            exact = is_acronym_term(term)
-            if not exact:
-                tokens = tuple(t.lower() for t in tokens)
+            acronym = is_acronym_term(term)
+            if not acronym:
+                tokens = [t.lower() for t in tokens]
             weights[term] = 1.0 + 0.5 * (len(tokens) - 1)
-            index = first_exact if exact else first_words
-            lasts = frozenset(plural_forms(tokens[-1]))
-            heads = lasts if len(tokens) == 1 else frozenset({tokens[0]})
-            for head in heads:
-                index.setdefault(head, []).append((tokens[1:], lasts, topic.slug, term))
+            node = exact if acronym else words
+            for word in tokens[:-1]:
+                node = node.setdefault(word, ({}, []))[0]
+            for form in plural_forms(tokens[-1]):
+                ending = node.setdefault(form, ({}, []))[1]
+                if (topic.slug, term) not in ending:
+                    ending.append((topic.slug, term))
     leaves = frozenset(t.slug for t in topics if t.parent is not None)
-    return Taxonomy(
-        tuple(topics),
-        {k: tuple(v) for k, v in first_words.items()},
-        {k: tuple(v) for k, v in first_exact.items()},
-        weights,
-        leaves,
-    )
+    return Taxonomy(tuple(topics), words, exact, weights, leaves)
 
 
 def is_acronym_term(term: str) -> bool:
@@ -131,26 +128,25 @@ def term_counts(text: str, taxonomy: Taxonomy) -> dict[str, dict[str, int]]:
     `large language model`), unless the shorter term also occurs on its own elsewhere.
     """
     tokens = WORD_RE.findall(text)
-    lowered = [t.lower() for t in tokens]
+    lowered = WORD_RE.findall(text.lower())
+    if len(lowered) != len(tokens):  # lower-casing changed the words (rare Unicode)
+        lowered = [t.lower() for t in tokens]
     count = len(tokens)
-    first_words, first_exact = taxonomy.first_words, taxonomy.first_exact
     matches: list[tuple[int, int, str, str]] = []  # (start, end, slug, term)
-    for start, low in enumerate(lowered):
-        for index, words in (
-            (first_words.get(low), lowered),
-            (first_exact.get(tokens[start]), tokens),
-        ):
-            if not index:
-                continue
-            for rest, lasts, slug, term in index:
-                size = len(rest)
-                if size:
-                    end = start + size
-                    if end >= count or words[end] not in lasts:
-                        continue
-                    if size > 1 and tuple(words[start + 1 : end]) != rest[:-1]:
-                        continue
-                matches.append((start, start + size, slug, term))
+    for trie, words in ((taxonomy.words, lowered), (taxonomy.exact, tokens)):
+        # only the positions where some term can start are looked at
+        for start in [i for i, w in enumerate(words) if w in trie]:
+            node, end = trie, start
+            while end < count:
+                entry = node.get(words[end])
+                if entry is None:
+                    break
+                node, ending = entry
+                for slug, term in ending:
+                    matches.append((start, end, slug, term))
+                if not node:
+                    break
+                end += 1
     found: dict[str, dict[str, int]] = {}
     longest_end, covered_start = -1, -1
     for start, end, slug, term in sorted(matches, key=lambda m: (m[0], -m[1])):
