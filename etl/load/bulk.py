@@ -30,7 +30,7 @@ def select_map(connection: Connection, key: Any, value: Any, keys: Iterable[Any]
     wanted = list(dict.fromkeys(keys))
     if connection.dialect.name == "postgresql":
         sql = f"SELECT {key.name}, {value.name} FROM {key.table.name} WHERE {key.name} = ANY(%s)"
-        return dict(connection.exec_driver_sql(sql, (wanted,)).tuples().all())
+        return {row[0]: row[1] for row in connection.exec_driver_sql(sql, (wanted,))}
     found: dict[Any, Any] = {}
     for part in chunks(wanted):
         rows = connection.execute(select(key, value).where(key.in_(part)))
