@@ -50,13 +50,7 @@ class _Totals:
     """Counts accumulated over a run's sources."""
 
     sources: list[SourceReport] = field(default_factory=list)
-    inserted: int = 0
-    updated: int = 0
-    unchanged: int = 0
-    removed: int = 0
-    links: int = 0
-    methods: int = 0
-    rejects: int = 0
+    counts: load.LoadCounts = field(default_factory=load.LoadCounts)
     stages: dict[str, float] = field(default_factory=dict)
 
     def time(self, stage: str, seconds: float) -> None:
@@ -131,7 +125,7 @@ def _load_all(
     tick = time.perf_counter()
     with engine.begin() as connection:
         load.delete_orphans(connection)
-        if totals.inserted + totals.updated > 10 * BATCH_SIZE:
+        if totals.counts.inserted + totals.counts.updated > 10 * BATCH_SIZE:
             load.optimize_search(connection)
     totals.time("index", time.perf_counter() - tick)
 
@@ -180,13 +174,7 @@ def _load_source(
             counts = loader.finish()
     except SourceError as exc:
         return SourceReport(source.path, source.format, "failed", message=str(exc))
-    totals.inserted += counts.inserted
-    totals.updated += counts.updated
-    totals.unchanged += counts.unchanged
-    totals.removed += counts.removed
-    totals.links += counts.links
-    totals.methods += counts.methods
-    totals.rejects += counts.rejects
+    totals.counts.add(counts)
     return SourceReport(source.path, source.format, "loaded", counts.records, counts.rejects)
 
 
@@ -305,7 +293,7 @@ def _looks_unchanged(path: Path, state: load.SourceState, fingerprint: str) -> b
 def _status(totals: _Totals) -> str:
     """`succeeded`, or `partial` when a source failed or records were rejected."""
     failed = any(s.status == "failed" for s in totals.sources)
-    return "partial" if failed or totals.rejects else "succeeded"
+    return "partial" if failed or totals.counts.rejects else "succeeded"
 
 
 def _options_record(options: RunOptions) -> dict[str, object]:
@@ -315,17 +303,18 @@ def _options_record(options: RunOptions) -> dict[str, object]:
 
 
 def _report(run_id: int, status: str, totals: _Totals, started: float, database: str) -> RunReport:
+    counts = totals.counts
     return RunReport(
         run_id=run_id,
         status=status,
         sources=tuple(totals.sources),
-        papers_inserted=totals.inserted,
-        papers_updated=totals.updated,
-        papers_unchanged=totals.unchanged,
-        papers_removed=totals.removed,
-        links=totals.links,
-        methods=totals.methods,
-        rejects=totals.rejects,
+        papers_inserted=counts.inserted,
+        papers_updated=counts.updated,
+        papers_unchanged=counts.unchanged,
+        papers_removed=counts.removed,
+        links=counts.links,
+        methods=counts.methods,
+        rejects=counts.rejects,
         seconds=time.perf_counter() - started,
         stage_seconds=dict(totals.stages),
         database=database,

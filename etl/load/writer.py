@@ -47,6 +47,11 @@ class LoadCounts:
     methods: int = 0
     rejects: int = 0
 
+    def add(self, other: LoadCounts) -> None:
+        """Accumulate another source's counts (for a run's totals)."""
+        for name in self.__dataclass_fields__:
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+
 
 class SourceLoader:
     """Loads one source's batches; `finish` removes papers the source no longer holds."""
