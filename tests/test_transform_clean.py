@@ -56,6 +56,11 @@ def test_href_keeps_its_label_and_target() -> None:
     assert clean_text("see \\url{https://x.org/a_b}.") == "see https://x.org/a_b."
 
 
+def test_unclosed_emphasis_is_left_alone_without_scanning_the_whole_text() -> None:
+    text = "**a " * 5000 + "$x `y"
+    assert clean_text(text) == text.strip()
+
+
 def test_private_use_placeholders_in_input_cannot_break_cleaning() -> None:
     assert clean_text("a \ue0000\ue001 b https://x.org") == "a 0 b https://x.org"
 

@@ -131,12 +131,16 @@ SYMBOLS.update(
 COMMAND_RE = re.compile(r"(\w?)\\([A-Za-z]+)\*?(?=(.?))", re.DOTALL)
 ESCAPE_RE = re.compile(r"\\([%&_#$])")
 SPACING_RE = re.compile(r"\\[,;:! ]|\\\\")
-MATH_RE = re.compile(r"(?<!\\)\$\$(.+?)(?<!\\)\$\$|(?<!\\)\$(.+?)(?<!\\)\$", re.DOTALL)
+MATH_RE = re.compile(
+    r"(?<!\\)\$\$(.{1,2000}?)(?<!\\)\$\$|(?<!\\)\$(.{1,1000}?)(?<!\\)\$", re.DOTALL
+)
 # `Pseudo-**L**ab**E**ling`: a bold capital inside a word only spells an acronym.
 INNER_INITIAL_RE = re.compile(r"(?<=[a-z])\*\*([A-Z])\*\*(?=[a-z])")
-BOLD_RE = re.compile(r"\*\*(?=\S)(.+?)(?<=\S)\*\*|__(?=\S)(.+?)(?<=\S)__")
-ITALIC_RE = re.compile(r"(?<![\w*])\*(?=[^\s*])([^*]+?)(?<=[^\s*])\*(?![\w*])")
-CODE_RE = re.compile(r"`([^`]+)`")
+# Emphasis, math and code spans are bounded in length: an unclosed `**` must not make every
+# later `**` scan to the end of the text (quadratic time on long inputs).
+BOLD_RE = re.compile(r"\*\*(?=\S)(.{1,300}?)(?<=\S)\*\*|__(?=\S)(.{1,300}?)(?<=\S)__")
+ITALIC_RE = re.compile(r"(?<![\w*])\*(?=[^\s*])([^*]{1,300}?)(?<=[^\s*])\*(?![\w*])")
+CODE_RE = re.compile(r"`([^`]{1,300})`")
 TILDE_RE = re.compile(r"(?<![\w/\ue001])~(?!/)")
 BRACE_RE = re.compile(r"(?<!\\)[{}]")
 SPACE_RE = re.compile(r"[ \t\r\n\u00a0\u2009\u202f]+")

@@ -420,6 +420,14 @@ class _Text:
                 initial[j] = True
         return initial
 
+    @property
+    def lowercase_words(self) -> frozenset[str]:
+        """Words the text also writes in lower case: `Using` is ordinary if `using` occurs."""
+        cached: frozenset[str] | None = getattr(self, "_lowercase", None)
+        if cached is None:
+            cached = self._lowercase = frozenset(w for w in self.words if w.islower())
+        return cached
+
     def span(self, first: int, last: int) -> str:
         """The text from token `first` to token `last`, as written."""
         return self.text[self.starts[first] : self.ends[last]]
@@ -877,7 +885,7 @@ class _Finder:
         low = self.t.lower[i]
         if low in INITIAL_STOPWORDS or low.endswith(("ing", "ed", "ly")):
             return True
-        return re.search(rf"(?<![\w-]){re.escape(low)}(?![\w-])", self.t.text) is not None
+        return low in self.t.lowercase_words
 
     def _judge_chunk(self, first: int, last: int) -> None:
         """Decide whether a run of name words is a mentioned artifact."""
