@@ -152,6 +152,15 @@ def test_long_forms_become_aliases_of_the_short_name(
     [
         ("We revisit DropEdge, a data augmentation technique for GNNs.", ["DropEdge"]),
         ("a simple model to understand adaptive optimizers like Adam.", ["Adam"]),
+        ("We train with the Adam optimizer on the Pile dataset.", ["Adam", "Pile"]),
+        (
+            "detectors such as USAD and the Anomaly Transformer flag drift",
+            ["USAD", "Anomaly Transformer"],
+        ),
+        (
+            "Using ResNet-50 and ViT-B/16, compared to GPT-4o and Claude 3.",
+            ["ResNet-50", "ViT-B/16", "GPT-4o", "Claude 3"],
+        ),
         ("Experiments on long-context benchmarks and GSM8K show gains.", ["GSM8K"]),
         ("allowing a LLaMA-3.1 8B model to run on a single RTX 4090 GPU.", ["LLaMA-3.1 8B"]),
         ("It reaches 65% on SWE-bench Lite. It also improves.", ["SWE-bench Lite"]),
@@ -207,6 +216,8 @@ def test_named_existing_artifacts_are_mentioned(raw: str, expected: list[str]) -
         "Models with different sizes exhibit variations. Moreover, we hope this helps. 1) Can it?",
         "We present an analysis of SignSGD in a high dimensional limit.",
         "Code and data are available at GitHub (https://github.com/Coxy7/AIGI).",
+        "As shown in Section 3 and Algorithm 1 (Theorem 2), published at NeurIPS 2023 in May 2024.",
+        "We release the French dataset and a Transformer model trained on Chinese text.",
     ],
 )
 def test_ordinary_words_generic_acronyms_units_hardware_and_urls_are_not_names(raw: str) -> None:

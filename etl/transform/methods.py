@@ -49,6 +49,8 @@ GENERIC = frozenset(
     gpu cpu tpu npu fpga asic api sdk os iot hpc sql nosql io ui gui cli url http https
     html json xml csv pdf latex github gitlab bitbucket huggingface arxiv openreview
     colab youtube zenodo figshare kaggle wikipedia google meta openai nvidia microsoft
+    neurips nips icml iclr cvpr iccv eccv acl emnlp naacl coling aaai ijcai kdd sigir icra
+    iros corl colt aistats uai miccai interspeech icassp wacv bmvc tmlr jmlr arxiv
     deepmind anthropic apple ibm intel amd baidu alibaba tencent huawei facebook twitter
     id ids kl mse mae rmse mape nll ce pde ode sde mdp pomdp ntk pac vc np rkhs svd pca
     2d 3d 4d ar vr xr rgb rgb-d lidar mri ct fmri eeg ecg emg pet dna rna mrna scrna-seq
@@ -73,6 +75,10 @@ GENERIC_TITLES = frozenset(
     dirichlet bellman newton newtonian monte carlo transformer transformers english chinese
     internet web ai january february march april may june july august september october
     november december monday tuesday wednesday thursday friday saturday sunday
+    french german spanish japanese korean arabic russian italian portuguese hindi european
+    american african asian indian section figure fig table appendix theorem lemma corollary
+    proposition definition equation eq chapter step phase stage part version level type class
+    case algorithm assumption remark example
     """.split()
 )
 HARDWARE_NOUNS = frozenset(
@@ -921,7 +927,12 @@ class _Finder:
                 return
             self._add(name, "mentioned", self._mention_kind(first, last, name))
             return
-        if len(words) > 1 or self._cued(first) or self._listed_with_name(first, last):
+        if self._named_by_kind(first, last):
+            if t.words[last + 1][0].isupper():  # the Anomaly Transformer: the kind is named too
+                last += 1
+                name = t.span(first, last)
+            self._add(name, "mentioned", self._mention_kind(first, last, name))
+        elif len(words) > 1 or self._cued(first) or self._listed_with_name(first, last):
             self._add(name, "mentioned", self._mention_kind(first, last, name))
 
     def _adjective_root(self, i: int) -> None:
@@ -936,6 +947,17 @@ class _Finder:
             self._add(root, "mentioned", self._mention_kind(i, i, root))
         elif root_shape == TITLE and suffix == "style" and not t.initial[i]:
             self._add(root, "mentioned", "model")
+
+    def _named_by_kind(self, first: int, last: int) -> bool:
+        """`the Adam optimizer`, `the Pile dataset`: a capitalised word between `the` and a kind."""
+        t = self.t
+        return (
+            first > 0
+            and t.lower[first - 1] == "the"
+            and last + 1 < t.n
+            and singular_word(t.lower[last + 1]) in KIND_WORDS
+            and t.lower[last + 1] not in {"test", "split", "head", "layer", "block"}
+        )
 
     def _cued(self, first: int) -> bool:
         """A single capitalised word right after `like`, `such as`, `over`, `compared with` ..."""
