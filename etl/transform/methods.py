@@ -400,7 +400,7 @@ class _Text:
             if s in (TITLE, LOWER) and len(w) > 3
         ]
         capitalised = sum(w[0].isupper() for w in words)
-        return end if len(words) >= 3 and capitalised >= 0.6 * len(words) else 0
+        return end if len(words) >= 4 and capitalised >= 0.75 * len(words) else 0
 
     def _sentence_starts(self) -> list[bool]:
         """True where capitalisation is forced: text start, after `.`, `?`, `!`, `:` or `1)`."""
