@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from bisect import bisect_left
 from functools import lru_cache
 
 from etl.models import Acronym, MethodMention
@@ -458,8 +459,18 @@ class _Finder:
         for d in self.definitions:
             self.expansions.setdefault(d.acronym, d.expansion)
         self.emphasis = _emphasis_starts(text, emphasized)
-        self.by_long_start = {d.long_start: d for d in self.definitions}
         self.by_short_start = {d.short_start: d for d in self.definitions}
+        self.by_long_start_token: dict[int, Definition] = {}  # token where the long form starts
+        for d in self.definitions:
+            index = self._token_at(d.long_start)
+            if index is not None:
+                self.by_long_start_token.setdefault(index, d)
+        # acronym -> whether the text's definition names an artifact (decided once per text)
+        self.defined: dict[str, bool] = {}
+        for d in self.definitions:
+            self.defined[d.acronym] = self.defined.get(
+                d.acronym, False
+            ) or self._is_defined_mention(d)
         self.masked = _masked_tokens(self.t, self.definitions)
         self.unmasked = [False] * self.t.n
         self.found: dict[str, MethodMention] = {}
@@ -637,19 +648,6 @@ class _Finder:
             skipped.append(low)
             i += 1
 
-    @property
-    def by_long_start_token(self) -> dict[int, Definition]:
-        """Definitions by the token where their long form starts (computed once)."""
-        cached = getattr(self, "_by_token", None)
-        if cached is None:
-            cached = {}
-            for d in self.definitions:
-                index = self._token_at(d.long_start)
-                if index is not None:
-                    cached.setdefault(index, d)
-            self._by_token: dict[int, Definition] = cached
-        return cached
-
     def _paren_definition(self, i: int) -> Definition | None:
         """The definition whose short form is inside the parenthesis at token `i`."""
         if i + 1 < self.t.n:
@@ -794,7 +792,7 @@ class _Finder:
         if not titled and singular_head in LOWERCASE_GENERIC_HEADS:
             return False
         if singular_head in MEASURE_HEADS:
-            return self._reused(d) or self._emphasised_at(d.long_start)
+            return self._reused(d) or d.long_start in self.emphasis
         return True
 
     def _followed_by_plural(self, d: Definition) -> bool:
@@ -808,18 +806,14 @@ class _Finder:
         """The acronym appears again after its definition."""
         return bool(re.search(rf"(?<![\w-]){re.escape(d.acronym)}(?![\w])", self.t.text[d.end :]))
 
-    def _emphasised_at(self, start: int) -> bool:
-        return start in self.emphasis
-
     def _defined_generic(self, token: str) -> bool:
         """A token that the text defines as an acronym of a generic field, task or class."""
         token = token[:-1] if token.endswith("s") and token[:-1] in self.expansions else token
-        if token not in self.expansions:
-            return False
-        return not any(d.acronym == token and self._is_defined_mention(d) for d in self.definitions)
+        return token in self.expansions and not self.defined.get(token, False)
 
     def _defined_mention(self, token: str) -> bool:
-        return any(d.acronym == token and self._is_defined_mention(d) for d in self.definitions)
+        """A token that the text defines as an acronym naming an artifact (`RoPE`)."""
+        return self.defined.get(token, False)
 
     def _mentioned(self) -> None:
         """Runs of name-shaped words that are not generic, initial capitals or the paper's own."""
@@ -1029,16 +1023,16 @@ class _Finder:
     def _token_at(self, offset: int) -> int | None:
         """The token starting exactly at a character offset."""
         starts = self.t.starts
-        index = _bisect(starts, offset)
+        index = bisect_left(starts, offset)
         return index if index < len(starts) and starts[index] == offset else None
 
     def _token_at_or_after(self, offset: int) -> int | None:
-        index = _bisect(self.t.starts, offset)
+        index = bisect_left(self.t.starts, offset)
         return index if index < self.t.n else None
 
     def _token_ending(self, offset: int) -> int | None:
         """The token ending exactly at a character offset."""
-        index = _bisect(self.t.starts, offset) - 1
+        index = bisect_left(self.t.starts, offset) - 1
         return index if index >= 0 and self.t.ends[index] == offset else None
 
 
@@ -1054,17 +1048,6 @@ TITLE_GENERIC_HEADS = frozenset(
     service model university institute lab laboratory conference workshop challenge
     """.split()
 )
-
-
-def _bisect(values: list[int], target: int) -> int:
-    low, high = 0, len(values)
-    while low < high:
-        middle = (low + high) // 2
-        if values[middle] < target:
-            low = middle + 1
-        else:
-            high = middle
-    return low
 
 
 def _emphasis_starts(text: str, spans: list[str]) -> dict[int, tuple[str, int]]:
@@ -1088,7 +1071,7 @@ def _masked_tokens(t: _Text, definitions: tuple[Definition, ...]) -> list[bool]:
     """Tokens inside acronym definitions: the definition itself decides what they name."""
     masked = [False] * t.n
     for d in definitions:
-        index = _bisect(t.starts, d.start)
+        index = bisect_left(t.starts, d.start)
         while index < t.n and t.starts[index] < d.end:
             masked[index] = True
             index += 1
