@@ -148,7 +148,10 @@ def test_sigterm_marks_the_run_interrupted_and_the_next_run_completes(tmp_path: 
 @pytest.mark.slow
 def test_kill_9_mid_load_then_rerun_gives_the_uninterrupted_result(tmp_path: Path) -> None:
     folder = tmp_path / "in"
-    total = write_corpus(folder, files=20, per_file=500)
+    # 10,000 papers by default; ETL_KILL_TEST_PER_FILE=2500 gives the 50,000-paper version.
+    total = write_corpus(
+        folder, files=20, per_file=int(os.environ.get("ETL_KILL_TEST_PER_FILE", "500"))
+    )
     reference = tmp_path / "reference.db"
     load(f"sqlite:///{reference}", folder)
     expected = counts(reference)
