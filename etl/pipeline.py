@@ -124,7 +124,8 @@ def _load_all(
                 progress("source", 1)
     tick = time.perf_counter()
     with engine.begin() as connection:
-        load.delete_orphans(connection)
+        if totals.counts.updated or totals.counts.removed:  # only these can orphan shared rows
+            load.delete_orphans(connection)
         if totals.counts.inserted + totals.counts.updated > 10 * BATCH_SIZE:
             load.optimize_search(connection)
     totals.time("index", time.perf_counter() - tick)

@@ -108,7 +108,7 @@ def test_changed_source_updates_only_what_changed_and_removes_what_left(
 ) -> None:
     path = tmp_path / "list.txt"
     path.write_text(
-        "ICML 2025 papers\n\nFirst abstract about graphs.\n\nSecond abstract about kernels.\n"
+        "ICML 2025 papers\n\nFirst abstract about graphs.\n\nSecond abstract, code at https://github.com/o/second.\n"
         "\nThird abstract, see https://github.com/o/third.\n",
         "utf-8",
     )
