@@ -237,7 +237,7 @@ class _Pool:
                     self.workers,
                     mp_context=context,
                     initializer=_init_worker,
-                    initargs=(self.taxonomy,),
+                    initargs=(self.taxonomy, os.getpid()),
                 )
             )
         return self.executor
@@ -246,16 +246,16 @@ class _Pool:
 _worker_taxonomy: Taxonomy | None = None
 
 
-def _init_worker(taxonomy: Taxonomy) -> None:
+def _init_worker(taxonomy: Taxonomy, parent: int) -> None:
     """Give a worker the run's taxonomy, and make it exit if the run is killed."""
     global _worker_taxonomy
     _worker_taxonomy = taxonomy
-    parent = os.getppid()
     threading.Thread(target=_exit_when_orphaned, args=(parent,), daemon=True).start()
 
 
 def _exit_when_orphaned(parent: int) -> None:
-    """A killed run (kill -9) cannot stop its workers; they notice and stop themselves."""
+    """A killed run (kill -9) cannot stop its workers; they notice and stop themselves
+    (also when the run died before this worker finished starting)."""
     while os.getppid() == parent:
         time.sleep(0.5)
     os._exit(1)

@@ -158,15 +158,29 @@ def test_kill_9_mid_load_then_rerun_gives_the_uninterrupted_result(tmp_path: Pat
     assert expected["papers"] == total
 
     database = tmp_path / "papers.db"
+    marker = f"kill-test-{os.getpid()}-{time.monotonic_ns()}"
     process = subprocess.Popen(
-        [sys.executable, "-m", "etl", "run", str(folder), "-q", "--db", f"sqlite:///{database}"],
+        [
+            sys.executable,
+            "-m",
+            "etl",
+            "run",
+            str(folder),
+            "-q",
+            "--workers",
+            "2",
+            "--db",
+            f"sqlite:///{database}",
+        ],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
+        env={**os.environ, "ETL_KILL_TEST_MARKER": marker},
     )
     _wait_for_first_source(database, process)
     time.sleep(random.uniform(0.0, 1.5))  # a random moment, somewhere inside the load
     process.kill()
     process.wait(timeout=60)
+    _assert_workers_exit(marker)
 
     assert_consistent(database)
     partial = counts(database)
@@ -178,6 +192,24 @@ def test_kill_9_mid_load_then_rerun_gives_the_uninterrupted_result(tmp_path: Pat
     with sqlite3.connect(database) as connection:
         statuses = [r[0] for r in connection.execute("SELECT status FROM runs ORDER BY id")]
     assert statuses == ["interrupted", "succeeded"]
+
+
+def _assert_workers_exit(marker: str) -> None:
+    """The killed run's transform workers notice and exit (none left running after 10 s)."""
+    deadline = time.monotonic() + 10
+    while True:
+        left = [p for p in Path("/proc").glob("[0-9]*") if _has_marker(p, marker)]
+        if not left or time.monotonic() > deadline:
+            break
+        time.sleep(0.2)
+    assert left == [], f"orphaned worker processes: {[p.name for p in left]}"
+
+
+def _has_marker(process: Path, marker: str) -> bool:
+    try:
+        return marker.encode() in (process / "environ").read_bytes()
+    except OSError:
+        return False
 
 
 def _wait_for_first_source(
