@@ -3,7 +3,7 @@
 WITH q AS (SELECT websearch_to_tsquery('english', :query) AS query),
 top AS (
     SELECT p.id, p.venue, p.year, p.title, p.abstract,
-           ts_rank_cd(p.search_vector, q.query) AS rank
+           ts_rank(p.search_vector, q.query) AS rank
     FROM papers AS p, q
     WHERE p.search_vector @@ q.query
     ORDER BY rank DESC, p.id
