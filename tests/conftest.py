@@ -100,6 +100,21 @@ def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
         yield url
 
 
+def fetch(url: str, sql: str, params: dict[str, object] | None = None) -> list[tuple[object, ...]]:
+    """All rows of a query, through a short-lived engine (the code under test keeps none open)."""
+    engine = create_engine(url)
+    try:
+        with engine.connect() as connection:
+            return [tuple(r) for r in connection.execute(text(sql), params or {})]
+    finally:
+        engine.dispose()
+
+
+def fetch_one(url: str, sql: str, params: dict[str, object] | None = None) -> object:
+    """The first column of the first row of a query."""
+    return fetch(url, sql, params)[0][0]
+
+
 def load(url: str, *paths: Path | str, **options: object) -> RunReport:
     """Run the real pipeline (one worker, no progress) into a database."""
     return run(

@@ -6,8 +6,8 @@ import json
 import shutil
 from pathlib import Path
 
-from sqlalchemy import create_engine, text
-
+from tests.conftest import fetch as rows
+from tests.conftest import fetch_one as scalar
 from tests.conftest import load
 
 TABLE_KEYS = {
@@ -25,24 +25,6 @@ TABLE_KEYS = {
     "topics": "slug",
     "sources": "path",
 }
-
-
-def scalar(url: str, sql: str) -> object:
-    engine = create_engine(url)
-    try:
-        with engine.connect() as connection:
-            return connection.execute(text(sql)).scalar()
-    finally:
-        engine.dispose()
-
-
-def rows(url: str, sql: str) -> list[tuple[object, ...]]:
-    engine = create_engine(url)
-    try:
-        with engine.connect() as connection:
-            return [tuple(r) for r in connection.execute(text(sql))]
-    finally:
-        engine.dispose()
 
 
 def table_counts(url: str) -> dict[str, int]:

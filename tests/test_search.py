@@ -3,23 +3,14 @@
 from __future__ import annotations
 
 import pytest
-from sqlalchemy import create_engine, text
 
 from etl.errors import QueryError
 from etl.read import open_reader, search, to_fts5_query
+from tests.conftest import fetch_one
 
 
 def abstract_of(url: str, paper_id: object) -> str:
-    engine = create_engine(url)
-    try:
-        with engine.connect() as connection:
-            return str(
-                connection.execute(
-                    text("SELECT abstract FROM papers WHERE id = :id"), {"id": paper_id}
-                ).scalar()
-            )
-    finally:
-        engine.dispose()
+    return str(fetch_one(url, "SELECT abstract FROM papers WHERE id = :id", {"id": paper_id}))
 
 
 def test_kv_cache_finds_commvq_first_with_a_highlighted_snippet(seeded_url: str) -> None:

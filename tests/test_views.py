@@ -7,10 +7,10 @@ from decimal import Decimal
 from pathlib import Path
 
 import pytest
-from sqlalchemy import create_engine, inspect, text
+from sqlalchemy import create_engine, inspect
 
 from etl.load.database import view_definitions
-from tests.conftest import fresh_postgres_database, load
+from tests.conftest import fetch, fresh_postgres_database, load
 
 CONTRACT = {
     "papers_with_code": {
@@ -37,15 +37,6 @@ CONTRACT = {
     "topic_summary": {"topic", "parent", "papers", "papers_with_code", "share_with_code"},
     "venue_summary": {"venue", "year", "papers", "papers_with_code"},
 }
-
-
-def fetch(url: str, sql: str) -> list[tuple[object, ...]]:
-    engine = create_engine(url)
-    try:
-        with engine.connect() as connection:
-            return [tuple(r) for r in connection.execute(text(sql))]
-    finally:
-        engine.dispose()
 
 
 def test_contract_views_exist_with_their_columns(seeded_url: str) -> None:
