@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -11,7 +10,6 @@ from sqlalchemy import Connection, Engine, text
 from sqlalchemy.exc import DBAPIError, OperationalError, ProgrammingError
 
 from etl.errors import DatabaseError, QueryError
-from etl.load import schema as s
 from etl.load.database import create_db_engine, sql_dir, view_definitions
 
 QUERY_TOKEN_RE = re.compile(r'(-?)"([^"]*)"?|(\S+)')
@@ -170,7 +168,3 @@ def views(dialect: str = "sqlite") -> Rows:
         ("view", "description"), tuple((v.name, v.description) for v in view_definitions(dialect))
     )
 
-
-def table_names() -> Sequence[str]:
-    """Tables of the schema (for documentation and tests)."""
-    return tuple(s.metadata.tables)
