@@ -10,6 +10,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from sqlalchemy import create_engine
@@ -115,22 +116,8 @@ def test_sigterm_marks_the_run_interrupted_and_the_next_run_completes(tmp_path: 
     folder = tmp_path / "in"
     write_corpus(folder, files=30, per_file=150)
     database = tmp_path / "papers.db"
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "etl",
-            "run",
-            str(folder),
-            "-q",
-            "--workers",
-            "1",
-            "--db",
-            f"sqlite:///{database}",
-        ],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
+    process = start_run(
+        folder, database, workers=1, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
     )
     _wait_for_first_source(database, process)
     process.send_signal(signal.SIGTERM)
@@ -159,19 +146,10 @@ def test_kill_9_mid_load_then_rerun_gives_the_uninterrupted_result(tmp_path: Pat
 
     database = tmp_path / "papers.db"
     marker = f"kill-test-{os.getpid()}-{time.monotonic_ns()}"
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "etl",
-            "run",
-            str(folder),
-            "-q",
-            "--workers",
-            "2",
-            "--db",
-            f"sqlite:///{database}",
-        ],
+    process = start_run(
+        folder,
+        database,
+        workers=2,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
         env={**os.environ, "ETL_KILL_TEST_MARKER": marker},
@@ -192,6 +170,12 @@ def test_kill_9_mid_load_then_rerun_gives_the_uninterrupted_result(tmp_path: Pat
     with sqlite3.connect(database) as connection:
         statuses = [r[0] for r in connection.execute("SELECT status FROM runs ORDER BY id")]
     assert statuses == ["interrupted", "succeeded"]
+
+
+def start_run(folder: Path, database: Path, *, workers: int, **popen: Any) -> subprocess.Popen[Any]:
+    """A real `etl run` of a folder into a SQLite file, as a child process."""
+    command = [sys.executable, "-m", "etl", "run", str(folder), "-q", "--workers", str(workers)]
+    return subprocess.Popen([*command, "--db", f"sqlite:///{database}"], **popen)
 
 
 def _assert_workers_exit(marker: str) -> None:
