@@ -20,7 +20,8 @@ from etl import extract, load
 from etl.config import mask_url, resolve_database_url
 from etl.errors import EtlError, SourceError
 from etl.load.database import package_dir
-from etl.models import PaperBundle, RawRecord, Reject, RunReport, SourceFile, SourceReport
+from etl.load.rows import PaperRows
+from etl.models import RawRecord, Reject, RunReport, SourceFile, SourceReport
 from etl.transform import Taxonomy, load_taxonomy, transform
 
 # Bump when the transform's output changes, so unchanged sources are re-read once.
@@ -164,14 +165,14 @@ def _load_source(
     try:
         with engine.begin() as connection:
             loader = load.SourceLoader(connection, source, run_id, fingerprint)
-            for bundles, rejects in pool.transform(
+            for papers, rejects in pool.transform(
                 _batches(source, options.batch_size, totals), totals
             ):
                 tick = time.perf_counter()
-                loader.write(bundles, rejects)
+                loader.write(papers, rejects)
                 totals.time("load", time.perf_counter() - tick)
                 if progress:
-                    progress("records", len(bundles) + len(rejects))
+                    progress("records", len(papers) + len(rejects))
             counts = loader.finish()
     except SourceError as exc:
         return SourceReport(source.path, source.format, "failed", message=str(exc))
@@ -203,7 +204,7 @@ class _Pool:
 
     def transform(
         self, batches: Iterable[list[RawRecord | Reject]], totals: _Totals
-    ) -> Iterator[tuple[list[PaperBundle], list[Reject]]]:
+    ) -> Iterator[tuple[list[PaperRows], list[Reject]]]:
         """Transformed batches in input order; workers keep at most 2 batches each in flight."""
         pending: list[object] = []
         for batch in batches:
@@ -221,7 +222,7 @@ class _Pool:
         while pending:
             yield self._wait(pending.pop(0), totals)
 
-    def _wait(self, future: object, totals: _Totals) -> tuple[list[PaperBundle], list[Reject]]:
+    def _wait(self, future: object, totals: _Totals) -> tuple[list[PaperRows], list[Reject]]:
         tick = time.perf_counter()
         result = future.result()  # type: ignore[attr-defined]
         totals.time("transform", time.perf_counter() - tick)
@@ -263,13 +264,15 @@ def _exit_when_orphaned(parent: int) -> None:
 
 def transform_batch(
     batch: Sequence[RawRecord | Reject], taxonomy: Taxonomy | None
-) -> tuple[list[PaperBundle], list[Reject]]:
-    """Transform a batch; rejects pass through untouched."""
+) -> tuple[list[PaperRows], list[Reject]]:
+    """Transform a batch into rows for the writer; rejects pass through untouched."""
     chosen = taxonomy or _worker_taxonomy
     assert chosen is not None, "worker started without a taxonomy"
-    bundles = [transform(item, chosen) for item in batch if isinstance(item, RawRecord)]
+    papers = [
+        load.paper_rows(transform(item, chosen)) for item in batch if isinstance(item, RawRecord)
+    ]
     rejects = [item for item in batch if isinstance(item, Reject)]
-    return bundles, rejects
+    return papers, rejects
 
 
 def _fingerprint(taxonomy: Taxonomy, options: RunOptions) -> str:

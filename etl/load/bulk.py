@@ -15,7 +15,7 @@ from sqlalchemy import Connection, Table, select
 
 CHUNK = 900  # ids per IN (...) list: well under every backend's bound-parameter limit
 
-Row = dict[str, Any]
+Row = Sequence[Any]  # values in the order of the statement's columns
 
 
 def chunks(items: Sequence[Any], size: int = CHUNK) -> Iterable[Sequence[Any]]:
@@ -38,24 +38,25 @@ def select_map(connection: Connection, key: Any, value: Any, keys: Iterable[Any]
     return found
 
 
-def insert_rows(connection: Connection, table: Table, rows: Sequence[Row]) -> None:
+def insert_rows(
+    connection: Connection, table: Table, columns: Sequence[str], rows: Sequence[Row]
+) -> None:
     """Insert rows known to be new: COPY on PostgreSQL, executemany on SQLite."""
     if not rows:
         return
-    columns = list(rows[0])
     if connection.dialect.name == "postgresql":
         _copy(connection, table.name, columns, rows)
         return
     marks = ", ".join("?" for _ in columns)
     connection.exec_driver_sql(
-        f"INSERT INTO {table.name} ({', '.join(columns)}) VALUES ({marks})",
-        [tuple(row[c] for c in columns) for row in rows],
+        f"INSERT INTO {table.name} ({', '.join(columns)}) VALUES ({marks})", rows
     )
 
 
 def upsert_rows(
     connection: Connection,
     table: Table,
+    columns: Sequence[str],
     rows: Sequence[Row],
     *,
     conflict: Sequence[str] = (),
@@ -64,7 +65,6 @@ def upsert_rows(
     """Insert rows; on a key conflict update the `update` columns, or skip the row if none."""
     if not rows:
         return
-    columns = list(rows[0])
     names = ", ".join(columns)
     on_conflict = _on_conflict(conflict, update)
     if connection.dialect.name == "postgresql":
@@ -76,8 +76,7 @@ def upsert_rows(
         return
     marks = ", ".join("?" for _ in columns)
     connection.exec_driver_sql(
-        f"INSERT INTO {table.name} ({names}) VALUES ({marks}) {on_conflict}",
-        [tuple(row[c] for c in columns) for row in rows],
+        f"INSERT INTO {table.name} ({names}) VALUES ({marks}) {on_conflict}", rows
     )
 
 
@@ -107,4 +106,4 @@ def _copy(connection: Connection, table: str, columns: Sequence[str], rows: Sequ
         cursor.copy(f"COPY {table} ({', '.join(columns)}) FROM STDIN") as copy,
     ):
         for row in rows:
-            copy.write_row([row[c] for c in columns])
+            copy.write_row(row)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -12,8 +12,9 @@ from sqlalchemy import Connection, Table, and_, bindparam, delete, func, select,
 
 from etl.load import schema as s
 from etl.load.bulk import chunks, insert_rows, select_map, upsert_rows
+from etl.load.rows import PAPER_COLUMNS, PaperRows
 from etl.load.search_index import BulkSearchIndex
-from etl.models import PaperBundle, Reject, SourceFile, Topic
+from etl.models import Reject, SourceFile, Topic
 
 
 def now() -> datetime:
@@ -22,15 +23,15 @@ def now() -> datetime:
 
 
 def resolve_ids(
-    connection: Connection, table: Table, key: str, rows: dict[Any, dict[str, Any]]
+    connection: Connection, table: Table, columns: Sequence[str], rows: Mapping[Any, Sequence[Any]]
 ) -> dict[Any, int]:
-    """Ids of lookup rows (authors, links) by key, inserting the missing ones in bulk."""
-    column = table.c[key]
+    """Ids of lookup rows (authors, links) by key (the first column), inserting missing ones."""
+    column = table.c[columns[0]]
     ids = select_map(connection, column, table.c.id, rows)
     missing = [rows[k] for k in rows if k not in ids]
-    if missing:
-        upsert_rows(connection, table, missing)
-        ids.update(select_map(connection, column, table.c.id, (r[key] for r in missing)))
+    if missing:  # no other writer can add them meanwhile: a run holds the run lock
+        insert_rows(connection, table, columns, missing)
+        ids.update(select_map(connection, column, table.c.id, (r[0] for r in missing)))
     return ids
 
 
@@ -62,6 +63,7 @@ class SourceLoader:
         self.run_id = run_id
         self.counts = LoadCounts()
         self.source_id = self._upsert_source(fingerprint)
+        self.first_load = not self._has_provenance()
         self.search_index = BulkSearchIndex(connection)
 
     def _upsert_source(self, fingerprint: str) -> int:
@@ -81,195 +83,175 @@ class SourceLoader:
             "run_id": self.run_id,
         }
         changing = [k for k in values if k != "path"]
-        upsert_rows(self.connection, s.sources, [values], conflict=["path"], update=changing)
+        upsert_rows(
+            self.connection,
+            s.sources,
+            list(values),
+            [tuple(values.values())],
+            conflict=["path"],
+            update=changing,
+        )
         query = select(s.sources.c.id).where(s.sources.c.path == self.source.path)
         return int(self.connection.execute(query).scalar_one())
 
-    def write(self, bundles: Sequence[PaperBundle], rejects: Sequence[Reject]) -> None:
+    def _has_provenance(self) -> bool:
+        """Whether an earlier run loaded papers from this source."""
+        query = select(s.paper_sources.c.paper_id).where(
+            s.paper_sources.c.source_id == self.source_id
+        )
+        return self.connection.execute(query.limit(1)).first() is not None
+
+    def write(self, papers: Sequence[PaperRows], rejects: Sequence[Reject]) -> None:
         """Write a batch: new papers inserted, changed ones rewritten, provenance for all."""
-        self.counts.records += len(bundles) + len(rejects)
+        self.counts.records += len(papers) + len(rejects)
         if rejects:
             self._write_rejects(rejects)
-        if not bundles:
+        if not papers:
             return
-        latest = {b.paper.id: b for b in bundles}  # a paper twice in a batch: its last version
+        latest = {p.id: p for p in papers}  # a paper twice in a batch: its last version
         existing = select_map(self.connection, s.papers.c.id, s.papers.c.content_hash, latest)
-        fresh = [b for pid, b in latest.items() if pid not in existing]
+        fresh = [p for pid, p in latest.items() if pid not in existing]
         changed = [
-            b for pid, b in latest.items() if pid in existing and existing[pid] != b.content_hash
+            p for pid, p in latest.items() if pid in existing and existing[pid] != p.content_hash
         ]
         self.counts.inserted += len(fresh)
         self.counts.updated += len(changed)
         self.counts.unchanged += len(latest) - len(fresh) - len(changed)
         if fresh:
             mark = self.search_index.mark()
+            run = (self.run_id, self.run_id)
             insert_rows(
-                self.connection, s.papers, [self._paper_row(b, created=True) for b in fresh]
+                self.connection,
+                s.papers,
+                (*PAPER_COLUMNS, "created_run_id", "updated_run_id"),
+                [(*p.paper_values(), *run) for p in fresh],
             )
             self.search_index.index_new(mark)
         if changed:
             self._update_papers(changed)
         self._write_children([*fresh, *changed])
-        self._write_provenance(bundles)
+        self._write_provenance(papers)
 
-    def _paper_row(self, bundle: PaperBundle, *, created: bool) -> dict[str, Any]:
-        paper = bundle.paper
-        row = {
-            "id": paper.id,
-            "venue": paper.venue,
-            "year": paper.year,
-            "title": paper.title,
-            "abstract": paper.abstract,
-            "abstract_raw": paper.abstract_raw,
-            "status": paper.status,
-            "keywords": json.dumps(list(paper.keywords), ensure_ascii=False)
-            if paper.keywords
-            else None,
-            "extra": paper.extra,
-            "method_names": paper.method_names,
-            "content_hash": bundle.content_hash,
-            "updated_run_id": self.run_id,
-        }
-        if created:
-            row["created_run_id"] = self.run_id
-        return row
-
-    def _update_papers(self, bundles: Sequence[PaperBundle]) -> None:
+    def _update_papers(self, papers: Sequence[PaperRows]) -> None:
         """Rewrite changed papers and drop their derived rows (rewritten next)."""
-        rows = [{**self._paper_row(b, created=False), "paper_key": b.paper.id} for b in bundles]
+        rows = [
+            {**dict(zip(PAPER_COLUMNS, p.paper_values(), strict=True)), "paper_key": p.id}
+            for p in papers
+        ]
+        for row in rows:
+            row["updated_run_id"] = self.run_id
         columns: dict[str, Any] = {k: bindparam(k) for k in rows[0] if k not in ("id", "paper_key")}
         # Keep a title another source gave when this one has none.
         columns["title"] = func.coalesce(bindparam("title"), s.papers.c.title)
         statement = update(s.papers).where(s.papers.c.id == bindparam("paper_key")).values(columns)
         self.connection.execute(statement, rows)
-        ids = [b.paper.id for b in bundles]
+        ids = [p.id for p in papers]
         for table in s.PAPER_CHILDREN:
             for part in chunks(ids):
                 self.connection.execute(delete(table).where(table.c.paper_id.in_(part)))
 
-    def _write_children(self, bundles: Sequence[PaperBundle]) -> None:
+    def _write_children(self, papers: Sequence[PaperRows]) -> None:
         """Authors, links, methods, acronyms and topics of newly written papers."""
-        if not bundles:
+        if not papers:
             return
-        self._write_authors(bundles)
-        self._write_links(bundles)
-        self._write_methods(bundles)
-        acronym_rows = {
-            (b.paper.id, a.acronym, a.expansion): {
-                "paper_id": b.paper.id,
-                "acronym": a.acronym,
-                "expansion": a.expansion,
-            }
-            for b in bundles
-            for a in b.acronyms
-        }
-        insert_rows(self.connection, s.acronyms, list(acronym_rows.values()))
-        topic_rows = [
-            {
-                "paper_id": b.paper.id,
-                "topic_slug": t.slug,
-                "score": t.score,
-                "evidence": ", ".join(t.evidence),
-            }
-            for b in bundles
-            for t in b.topics
-        ]
-        insert_rows(self.connection, s.paper_topics, topic_rows)
+        self._write_authors(papers)
+        self._write_links(papers)
+        self._write_methods(papers)
+        acronym_rows = dict.fromkeys((p.id, *acronym) for p in papers for acronym in p.acronyms)
+        insert_rows(
+            self.connection, s.acronyms, ("paper_id", "acronym", "expansion"), list(acronym_rows)
+        )
+        insert_rows(
+            self.connection,
+            s.paper_topics,
+            ("paper_id", "topic_slug", "score", "evidence"),
+            [(p.id, *topic) for p in papers for topic in p.topics],
+        )
 
-    def _write_authors(self, bundles: Sequence[PaperBundle]) -> None:
-        names = {name: {"name": name} for b in bundles for name in b.authors}
+    def _write_authors(self, papers: Sequence[PaperRows]) -> None:
+        names = {name: (name,) for p in papers for name in p.authors}
         if not names:
             return
-        ids = resolve_ids(self.connection, s.authors, "name", names)
+        ids = resolve_ids(self.connection, s.authors, ("name",), names)
         rows = [
-            {"paper_id": b.paper.id, "position": position, "author_id": ids[name]}
-            for b in bundles
-            for position, name in enumerate(b.authors, 1)
+            (p.id, position, ids[name])
+            for p in papers
+            for position, name in enumerate(p.authors, 1)
         ]
-        insert_rows(self.connection, s.paper_authors, rows)
+        insert_rows(self.connection, s.paper_authors, ("paper_id", "position", "author_id"), rows)
 
-    def _write_links(self, bundles: Sequence[PaperBundle]) -> None:
-        links = {
-            link.url: {
-                "url": link.url,
-                "host": link.host,
-                "kind": link.kind,
-                "repo_owner": link.repo_owner,
-                "repo_name": link.repo_name,
-            }
-            for b in bundles
-            for link in b.links
-        }
+    def _write_links(self, papers: Sequence[PaperRows]) -> None:
+        links = {link[0]: link[:5] for p in papers for link in p.links}
         if not links:
             return
-        ids = resolve_ids(self.connection, s.links, "url", links)
+        columns = ("url", "host", "kind", "repo_owner", "repo_name")
+        ids = resolve_ids(self.connection, s.links, columns, links)
         rows = {
-            (b.paper.id, ids[link.url]): {
-                "paper_id": b.paper.id,
-                "link_id": ids[link.url],
-                "found_in": link.found_in,
-            }
-            for b in bundles
-            for link in b.links
+            (p.id, ids[url]): (p.id, ids[url], found_in)
+            for p in papers
+            for url, *_, found_in in p.links
         }
-        insert_rows(self.connection, s.paper_links, list(rows.values()))
+        insert_rows(
+            self.connection, s.paper_links, ("paper_id", "link_id", "found_in"), list(rows.values())
+        )
         self.counts.links += len(rows)
 
-    def _write_methods(self, bundles: Sequence[PaperBundle]) -> None:
+    def _write_methods(self, papers: Sequence[PaperRows]) -> None:
         """Methods merge across papers through their alias keys; new ones are created in bulk."""
-        mentions = [(b.paper.id, m) for b in bundles for m in b.methods if m.keys]
+        mentions = [(p.id, m) for p in papers for m in p.methods if m[5]]
         if not mentions:
             return
-        all_keys = {k for _, m in mentions for k in m.keys}
+        all_keys = {k for _, m in mentions for k in m[5]}
         known = select_map(
             self.connection, s.method_aliases.c.key, s.method_aliases.c.method_id, all_keys
         )
-        canonical = _cluster_keys(
-            [m.keys for _, m in mentions if not any(k in known for k in m.keys)]
-        )
+        canonical = _cluster_keys([m[5] for _, m in mentions if not any(k in known for k in m[5])])
         new_methods = {
-            canonical[m.keys[0]]: {"key": canonical[m.keys[0]], "name": m.name, "kind": m.kind}
-            for _, m in reversed(mentions)
-            if m.keys[0] in canonical
+            canonical[keys[0]]: (canonical[keys[0]], name, kind)
+            for _, (name, kind, _role, _surface, _aliases, keys) in reversed(mentions)
+            if keys[0] in canonical
         }
         if new_methods:
-            upsert_rows(self.connection, s.methods, list(new_methods.values()))
+            columns = ("key", "name", "kind")
+            upsert_rows(self.connection, s.methods, columns, list(new_methods.values()))
             created = select_map(self.connection, s.methods.c.key, s.methods.c.id, new_methods)
             known.update({k: created[c] for k, c in canonical.items()})
-        aliases: dict[str, dict[str, Any]] = {}
-        rows: dict[tuple[str, int], dict[str, Any]] = {}
-        for paper_id, mention in mentions:
-            method_id = next(known[k] for k in mention.keys if k in known)
-            spellings = (mention.name, *mention.aliases)
-            for key, alias in zip(mention.keys, spellings, strict=False):
-                aliases.setdefault(key, {"key": key, "alias": alias, "method_id": method_id})
+        aliases: dict[str, tuple[str, str, int]] = {}
+        rows: dict[tuple[str, int], tuple[str, int, str, str]] = {}
+        for paper_id, (name, _kind, role, surface, more_names, keys) in mentions:
+            method_id = next(known[k] for k in keys if k in known)
+            for key, alias in zip(keys, (name, *more_names), strict=False):
+                aliases.setdefault(key, (key, alias, method_id))
             previous = rows.get((paper_id, method_id))
-            if previous is None or mention.role == "introduced":
-                rows[(paper_id, method_id)] = {
-                    "paper_id": paper_id,
-                    "method_id": method_id,
-                    "role": mention.role,
-                    "surface": mention.surface,
-                }
-        upsert_rows(self.connection, s.method_aliases, list(aliases.values()))
-        insert_rows(self.connection, s.paper_methods, list(rows.values()))
+            if previous is None or role == "introduced":
+                rows[(paper_id, method_id)] = (paper_id, method_id, role, surface)
+        upsert_rows(
+            self.connection, s.method_aliases, ("key", "alias", "method_id"), list(aliases.values())
+        )
+        insert_rows(
+            self.connection,
+            s.paper_methods,
+            ("paper_id", "method_id", "role", "surface"),
+            list(rows.values()),
+        )
         self.counts.methods += len(rows)
 
-    def _write_provenance(self, bundles: Sequence[PaperBundle]) -> None:
+    def _write_provenance(self, papers: Sequence[PaperRows]) -> None:
         """Where each paper was seen; a row seen again is stamped with this run."""
-        rows = {
-            (b.paper.id, b.position): {
-                "paper_id": b.paper.id,
-                "source_id": self.source_id,
-                "position": b.position,
-                "run_id": self.run_id,
-            }
-            for b in bundles
-        }
+        rows = list(
+            {
+                (p.id, p.position): (p.id, self.source_id, p.position, self.run_id) for p in papers
+            }.values()
+        )
+        columns = ("paper_id", "source_id", "position", "run_id")
+        if self.first_load:  # nothing to conflict with: a plain insert (COPY on PostgreSQL)
+            insert_rows(self.connection, s.paper_sources, columns, rows)
+            return
         upsert_rows(
             self.connection,
             s.paper_sources,
-            list(rows.values()),
+            columns,
+            rows,
             conflict=["paper_id", "source_id", "position"],
             update=["run_id"],
         )
@@ -279,16 +261,8 @@ class SourceLoader:
         insert_rows(
             self.connection,
             s.rejects,
-            [
-                {
-                    "run_id": self.run_id,
-                    "source_path": r.source,
-                    "position": r.position,
-                    "reason": r.reason,
-                    "raw": r.raw,
-                }
-                for r in rejects
-            ],
+            ("run_id", "source_path", "position", "reason", "raw"),
+            [(self.run_id, r.source, r.position, r.reason, r.raw) for r in rejects],
         )
 
     def finish(self) -> LoadCounts:
@@ -353,23 +327,22 @@ def delete_orphans(connection: Connection) -> None:
 
 def sync_topics(connection: Connection, topics: Sequence[Topic]) -> None:
     """Make the topics table hold the taxonomy's topics (parents first)."""
-    rows = [
-        {
-            "slug": t.slug,
-            "name": t.name,
-            "parent_slug": t.parent,
-            "terms": json.dumps(list(t.terms)),
-        }
-        for t in topics
-    ]
     parents = {t.slug: t.parent for t in topics}
 
     def depth(slug: str | None) -> int:
         return 0 if slug is None else 1 + depth(parents.get(slug))
 
-    ordered = sorted(rows, key=lambda r: depth(r["parent_slug"]))
+    rows = [
+        (t.slug, t.name, t.parent, json.dumps(list(t.terms)))
+        for t in sorted(topics, key=lambda t: depth(t.parent))
+    ]
     upsert_rows(
-        connection, s.topics, ordered, conflict=["slug"], update=["name", "parent_slug", "terms"]
+        connection,
+        s.topics,
+        ("slug", "name", "parent_slug", "terms"),
+        rows,
+        conflict=["slug"],
+        update=["name", "parent_slug", "terms"],
     )
 
 
