@@ -128,21 +128,24 @@ SYMBOLS = {
 SYMBOLS.update(
     {name: "" for name in [*_TEXT_COMMANDS.replace("\\*", "").split("|"), "href", "url"]}
 )
-COMMAND_RE = re.compile(r"(\w?)\\([A-Za-z]+)\*?(?=(.?))", re.DOTALL)
+# A command, the character after it (looked at, not taken); the word character that may come
+# right before it is looked up by `_commands` (a pattern starting with `\\` is found fast).
+COMMAND_RE = re.compile(r"\\([A-Za-z]+)\*?(?=(.?))", re.DOTALL)
+WORD_CHAR_RE = re.compile(r"\w")
 ESCAPE_RE = re.compile(r"\\([%&_#$])")
 SPACING_RE = re.compile(r"\\[,;:! ]|\\\\")
-MATH_RE = re.compile(
-    r"(?<!\\)\$\$(.{1,2000}?)(?<!\\)\$\$|(?<!\\)\$(.{1,1000}?)(?<!\\)\$", re.DOTALL
-)
+# Patterns start with the character they need and look behind it afterwards: a pattern that
+# starts with a look-behind is tried at every position of the text, which is slow.
+MATH_RE = re.compile(r"\$(?<!\\\$)(?:\$(.{1,2000}?)(?<!\\)\$\$|(.{1,1000}?)(?<!\\)\$)", re.DOTALL)
 # `Pseudo-**L**ab**E**ling`: a bold capital inside a word only spells an acronym.
-INNER_INITIAL_RE = re.compile(r"(?<=[a-z])\*\*([A-Z])\*\*(?=[a-z])")
+INNER_INITIAL_RE = re.compile(r"\*\*(?<=[a-z]\*\*)([A-Z])\*\*(?=[a-z])")
 # Emphasis, math and code spans are bounded in length: an unclosed `**` must not make every
 # later `**` scan to the end of the text (quadratic time on long inputs).
 BOLD_RE = re.compile(r"\*\*(?=\S)(.{1,300}?)(?<=\S)\*\*|__(?=\S)(.{1,300}?)(?<=\S)__")
 ITALIC_RE = re.compile(r"(?<![\w*])\*(?=[^\s*])([^*]{1,300}?)(?<=[^\s*])\*(?![\w*])")
 CODE_RE = re.compile(r"`([^`]{1,300})`")
-TILDE_RE = re.compile(r"(?<![\w/\ue001])~(?!/)")
-BRACE_RE = re.compile(r"(?<!\\)[{}]")
+TILDE_RE = re.compile(r"~(?<![\w/\ue001]~)(?!/)")
+BRACE_RE = re.compile(r"[{}](?<!\\[{}])")
 SPACE_RE = re.compile(r"[ \t\r\n\u00a0\u2009\u202f]+")
 ODD_SPACES = ("  ", "\n", "\t", "\r", "\u00a0", "\u2009", "\u202f")
 # Characters that mean some markup may be present; text without them skips the markup passes.
@@ -232,15 +235,28 @@ def trim_url(url: str) -> str:
     return url
 
 
-def _command(match: re.Match[str]) -> str:
-    """A LaTeX command as its symbol (or its name), spaced from a following word or command."""
-    before, name, following = match.groups()
-    symbol = SYMBOLS.get(name, name)
-    if before and symbol.isascii() and symbol.isalpha():  # `2\log n`, not `2\alpha`
-        symbol = " " + symbol
-    if symbol and (following.isalnum() or following == "\\"):
-        symbol += " "
-    return before + symbol
+def _commands(text: str) -> str:
+    """LaTeX commands as their symbols (or names), spaced from a word or command around them.
+
+    A word character right before a command (`2\\log n`) spaces a word symbol from it, unless
+    the previous command ended after that character (`\\alpha\\beta`: the `a` is not `beta`'s).
+    """
+    taken = 0  # where the previous command ended
+
+    def command(match: re.Match[str]) -> str:
+        nonlocal taken
+        start = match.start()
+        before = start > taken and WORD_CHAR_RE.match(text, start - 1) is not None
+        taken = match.end()
+        name, following = match.groups()
+        symbol = SYMBOLS.get(name, name)
+        if before and symbol.isascii() and symbol.isalpha():  # `2\log n`, not `2\alpha`
+            symbol = " " + symbol
+        if symbol and (following.isalnum() or following == "\\"):
+            symbol += " "
+        return symbol
+
+    return COMMAND_RE.sub(command, text)
 
 
 def strip_latex(text: str) -> str:
@@ -258,20 +274,26 @@ def strip_latex(text: str) -> str:
     if "\\" in text:
         text = ESCAPE_RE.sub(r"\1", text)
         text = SPACING_RE.sub(" ", text)
-        text = COMMAND_RE.sub(_command, text)
+        text = _commands(text)
     if "~" in text:
         text = TILDE_RE.sub(" ", text)
     if "{" in text or "}" in text:
-        text = BRACE_RE.sub("", text)
+        if "\\{" in text or "\\}" in text:
+            text = BRACE_RE.sub("", text)
+        else:  # no escaped brace: every brace goes
+            text = text.replace("{", "").replace("}", "")
     return text
 
 
 def strip_markdown(text: str) -> str:
     """Remove markdown emphasis and code marks, keeping what they wrap."""
     if "*" in text or "_" in text:
-        text = INNER_INITIAL_RE.sub(lambda m: m.group(1).lower(), text)
-        text = BOLD_RE.sub(lambda m: m.group(1) or m.group(2), text)
-        text = ITALIC_RE.sub(r"\1", text)
+        if "**" in text:
+            text = INNER_INITIAL_RE.sub(lambda m: m.group(1).lower(), text)
+        if "**" in text or "__" in text:
+            text = BOLD_RE.sub(lambda m: m.group(1) or m.group(2), text)
+        if "*" in text:
+            text = ITALIC_RE.sub(r"\1", text)
     if "`" in text:
         text = CODE_RE.sub(r"\1", text)
     return text
@@ -283,9 +305,10 @@ def emphasized(raw: str) -> list[str]:
         return []
     spans: list[str] = []
     urls: list[str] = []
-    text = protect_urls(_PRIVATE_RE.sub("", raw), urls)
-    text = INNER_INITIAL_RE.sub(lambda m: m.group(1).lower(), text)
-    patterns = [BOLD_RE] if "*" in text or "_" in text else []
+    text = protect_urls(_PRIVATE_RE.sub("", raw) if _OPEN in raw or _CLOSE in raw else raw, urls)
+    if "**" in text:
+        text = INNER_INITIAL_RE.sub(lambda m: m.group(1).lower(), text)
+    patterns = [BOLD_RE] if "**" in text or "__" in text else []
     if "\\" in text:
         patterns += [TEXT_COMMAND_RE, GROUP_STYLE_RE]
     found: list[tuple[int, str]] = []
@@ -294,7 +317,9 @@ def emphasized(raw: str) -> list[str]:
             inner = next(g for g in match.groups() if g is not None)
             found.append((match.start(), inner))
     if "*" in text:
-        for match in ITALIC_RE.finditer(BOLD_RE.sub(lambda m: " " * len(m.group(0)), text)):
+        bold = "**" in text or "__" in text
+        unbold = BOLD_RE.sub(lambda m: " " * len(m.group(0)), text) if bold else text
+        for match in ITALIC_RE.finditer(unbold):
             found.append((match.start(), match.group(1)))
     for _, inner in sorted(found):
         span = clean_text(_PLACEHOLDER_RE.sub(lambda m: urls[int(m.group(1))], inner))
