@@ -3,12 +3,9 @@
 from __future__ import annotations
 
 import hashlib
-import multiprocessing
 import os
-import threading
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import Executor, ProcessPoolExecutor
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack
 from dataclasses import asdict, dataclass, field
 from itertools import islice
@@ -20,9 +17,9 @@ from etl import extract, load
 from etl.config import mask_url, resolve_database_url
 from etl.errors import EtlError, SourceError
 from etl.load.database import package_dir
-from etl.load.rows import PaperRows
 from etl.models import RawRecord, Reject, RunReport, SourceFile, SourceReport
-from etl.transform import Taxonomy, load_taxonomy, transform
+from etl.parallel import TransformPool
+from etl.transform import Taxonomy, load_taxonomy
 
 # Bump when the transform's output changes, so unchanged sources are re-read once.
 TRANSFORM_VERSION = "1"
@@ -116,7 +113,7 @@ def _load_all(
             load.clear_data(connection)
         load.sync_topics(connection, taxonomy.topics)
     with ExitStack() as stack:
-        pool = _Pool(stack, options.workers, taxonomy)
+        pool = TransformPool(stack, options.workers, taxonomy)
         for path in files:
             totals.sources.append(
                 _load_source(engine, path, options, pool, run_id, fingerprint, totals, progress)
@@ -136,7 +133,7 @@ def _load_source(
     engine: Engine,
     path: Path,
     options: RunOptions,
-    pool: _Pool,
+    pool: TransformPool,
     run_id: int,
     fingerprint: str,
     totals: _Totals,
@@ -166,7 +163,8 @@ def _load_source(
         with engine.begin() as connection:
             loader = load.SourceLoader(connection, source, run_id, fingerprint)
             for papers, rejects in pool.transform(
-                _batches(source, options.batch_size, totals), totals
+                _batches(source, options.batch_size, totals),
+                lambda seconds: totals.time("transform", seconds),
             ):
                 tick = time.perf_counter()
                 loader.write(papers, rejects)
@@ -190,89 +188,6 @@ def _batches(source: SourceFile, size: int, totals: _Totals) -> Iterator[list[Ra
         if not batch:
             return
         yield batch
-
-
-class _Pool:
-    """Runs the pure transform inline, or in worker processes once a run has several batches."""
-
-    def __init__(self, stack: ExitStack, workers: int, taxonomy: Taxonomy):
-        self.stack = stack
-        self.workers = max(1, workers)
-        self.taxonomy = taxonomy
-        self.executor: Executor | None = None
-        self.batches_seen = 0
-
-    def transform(
-        self, batches: Iterable[list[RawRecord | Reject]], totals: _Totals
-    ) -> Iterator[tuple[list[PaperRows], list[Reject]]]:
-        """Transformed batches in input order; workers keep at most 2 batches each in flight."""
-        pending: list[object] = []
-        for batch in batches:
-            self.batches_seen += 1
-            executor = self._executor()
-            if executor is None:
-                tick = time.perf_counter()
-                result = transform_batch(batch, self.taxonomy)
-                totals.time("transform", time.perf_counter() - tick)
-                yield result
-                continue
-            pending.append(executor.submit(transform_batch, batch, None))
-            while len(pending) >= 2 * self.workers:
-                yield self._wait(pending.pop(0), totals)
-        while pending:
-            yield self._wait(pending.pop(0), totals)
-
-    def _wait(self, future: object, totals: _Totals) -> tuple[list[PaperRows], list[Reject]]:
-        tick = time.perf_counter()
-        result = future.result()  # type: ignore[attr-defined]
-        totals.time("transform", time.perf_counter() - tick)
-        return result  # type: ignore[no-any-return]
-
-    def _executor(self) -> Executor | None:
-        if self.workers == 1 or self.batches_seen < 2:
-            return None
-        if self.executor is None:
-            context = multiprocessing.get_context("spawn")
-            self.executor = self.stack.enter_context(
-                ProcessPoolExecutor(
-                    self.workers,
-                    mp_context=context,
-                    initializer=_init_worker,
-                    initargs=(self.taxonomy, os.getpid()),
-                )
-            )
-        return self.executor
-
-
-_worker_taxonomy: Taxonomy | None = None
-
-
-def _init_worker(taxonomy: Taxonomy, parent: int) -> None:
-    """Give a worker the run's taxonomy, and make it exit if the run is killed."""
-    global _worker_taxonomy
-    _worker_taxonomy = taxonomy
-    threading.Thread(target=_exit_when_orphaned, args=(parent,), daemon=True).start()
-
-
-def _exit_when_orphaned(parent: int) -> None:
-    """A killed run (kill -9) cannot stop its workers; they notice and stop themselves
-    (also when the run died before this worker finished starting)."""
-    while os.getppid() == parent:
-        time.sleep(0.5)
-    os._exit(1)
-
-
-def transform_batch(
-    batch: Sequence[RawRecord | Reject], taxonomy: Taxonomy | None
-) -> tuple[list[PaperRows], list[Reject]]:
-    """Transform a batch into rows for the writer; rejects pass through untouched."""
-    chosen = taxonomy or _worker_taxonomy
-    assert chosen is not None, "worker started without a taxonomy"
-    papers = [
-        load.paper_rows(transform(item, chosen)) for item in batch if isinstance(item, RawRecord)
-    ]
-    rejects = [item for item in batch if isinstance(item, Reject)]
-    return papers, rejects
 
 
 def _fingerprint(taxonomy: Taxonomy, options: RunOptions) -> str:

@@ -5,7 +5,6 @@ bookkeeping re-exported here.
 """
 
 from etl.load.database import create_db_engine, recreate_views, upgrade_to_head, view_definitions
-from etl.load.rows import PaperRows, paper_rows
 from etl.load.runs import finish_run, run_lock, start_run
 from etl.load.writer import (
     LoadCounts,
@@ -21,7 +20,6 @@ from etl.load.writer import (
 
 __all__ = [
     "LoadCounts",
-    "PaperRows",
     "SourceLoader",
     "SourceState",
     "clear_data",
@@ -29,7 +27,6 @@ __all__ = [
     "delete_orphans",
     "finish_run",
     "optimize_search",
-    "paper_rows",
     "recreate_views",
     "run_lock",
     "source_state",

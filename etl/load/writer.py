@@ -12,9 +12,23 @@ from sqlalchemy import Connection, Table, and_, bindparam, delete, func, select,
 
 from etl.load import schema as s
 from etl.load.bulk import chunks, insert_rows, select_map, upsert_rows
-from etl.load.rows import PAPER_COLUMNS, PaperRows
 from etl.load.search_index import BulkSearchIndex
-from etl.models import Reject, SourceFile, Topic
+from etl.models import PaperRows, Reject, SourceFile, Topic
+
+# The columns of `papers` that a paper's content decides, in the order of `PaperRows`.
+PAPER_COLUMNS = (
+    "id",
+    "venue",
+    "year",
+    "title",
+    "abstract",
+    "abstract_raw",
+    "status",
+    "keywords",
+    "extra",
+    "method_names",
+    "content_hash",
+)
 
 
 def now() -> datetime:

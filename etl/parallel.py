@@ -1,0 +1,105 @@
+"""Running the pure transform in worker processes.
+
+Workers import only this module, the models and the transform stage (not SQLAlchemy or the
+loader), so each costs about 20 MB. They return `PaperRows`, which unpickle quickly in the
+loading process.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import threading
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import Executor, Future, ProcessPoolExecutor
+from contextlib import ExitStack
+
+from etl.models import PaperRows, RawRecord, Reject
+from etl.transform import Taxonomy, transform
+
+Batch = list[RawRecord | Reject]
+Result = tuple[list[PaperRows], list[Reject]]
+Timer = Callable[[float], None]  # told the seconds spent transforming (or waiting for workers)
+
+
+class TransformPool:
+    """Runs the transform inline, or in worker processes once a run has several batches."""
+
+    def __init__(self, stack: ExitStack, workers: int, taxonomy: Taxonomy):
+        self.stack = stack
+        self.workers = max(1, workers)
+        self.taxonomy = taxonomy
+        self.executor: Executor | None = None
+        self.batches_seen = 0
+
+    def transform(self, batches: Iterable[Batch], timer: Timer) -> Iterator[Result]:
+        """Transformed batches in input order; workers keep at most 2 batches each in flight."""
+        pending: list[Future[Result]] = []
+        for batch in batches:
+            self.batches_seen += 1
+            executor = self._executor()
+            if executor is None:
+                tick = time.perf_counter()
+                result = transform_batch(batch, self.taxonomy)
+                timer(time.perf_counter() - tick)
+                yield result
+                continue
+            pending.append(executor.submit(transform_batch, batch, None))
+            while len(pending) >= 2 * self.workers:
+                yield _wait(pending.pop(0), timer)
+        while pending:
+            yield _wait(pending.pop(0), timer)
+
+    def _executor(self) -> Executor | None:
+        if self.workers == 1 or self.batches_seen < 2:
+            return None
+        if self.executor is None:
+            context = multiprocessing.get_context("spawn")
+            self.executor = self.stack.enter_context(
+                ProcessPoolExecutor(
+                    self.workers,
+                    mp_context=context,
+                    initializer=_init_worker,
+                    initargs=(self.taxonomy, os.getpid()),
+                )
+            )
+        return self.executor
+
+
+def _wait(future: Future[Result], timer: Timer) -> Result:
+    tick = time.perf_counter()
+    result = future.result()
+    timer(time.perf_counter() - tick)
+    return result
+
+
+_worker_taxonomy: Taxonomy | None = None
+
+
+def _init_worker(taxonomy: Taxonomy, parent: int) -> None:
+    """Give a worker the run's taxonomy, and make it exit if the run is killed."""
+    global _worker_taxonomy
+    _worker_taxonomy = taxonomy
+    threading.Thread(target=_exit_when_orphaned, args=(parent,), daemon=True).start()
+
+
+def _exit_when_orphaned(parent: int) -> None:
+    """A killed run (kill -9) cannot stop its workers; they notice and stop themselves
+    (also when the run died before this worker finished starting)."""
+    while os.getppid() == parent:
+        time.sleep(0.5)
+    os._exit(1)
+
+
+def transform_batch(batch: Sequence[RawRecord | Reject], taxonomy: Taxonomy | None) -> Result:
+    """Transform a batch into rows for the writer; rejects pass through untouched."""
+    chosen = taxonomy or _worker_taxonomy
+    assert chosen is not None, "worker started without a taxonomy"
+    papers = [
+        PaperRows.from_bundle(transform(item, chosen))
+        for item in batch
+        if isinstance(item, RawRecord)
+    ]
+    rejects = [item for item in batch if isinstance(item, Reject)]
+    return papers, rejects
