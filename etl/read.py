@@ -167,4 +167,3 @@ def views(dialect: str = "sqlite") -> Rows:
     return Rows(
         ("view", "description"), tuple((v.name, v.description) for v in view_definitions(dialect))
     )
-
