@@ -34,6 +34,11 @@ URL_MASK_RE = re.compile(
     r"(?i)(?:\b(?:https?://|www\.)|\b[\w-]+(?:\.[\w-]+)*\.(?:com|org|io|net|co|ai|edu|dev)/)"
     r"[^\s<>\"'`{}|\\^\[\]]*"
 )
+# What every URL_MASK_RE match holds, in lower case. A match has no space in it, so it is
+# searched for only from the start of the space-free run where one of these first occurs.
+URL_ANCHORS = ("://", "www.", ".com/", ".org/", ".io/", ".net/", ".co/", ".ai/", ".edu/", ".dev/")
+# Characters that (?i) equates with an ASCII letter but `str.lower` does not turn into it.
+CASE_TRAPS = ("\u0130", "\u0131", "\u017f")
 
 STRONG, TITLE, NUM, LOWER, PUNCT, ADJ = range(6)
 SENTENCE_ENDS = frozenset({".", "?", "!", ":", "\x00"})
@@ -371,13 +376,40 @@ def is_strong(token: str) -> bool:
     return len(parts) > 1 and parts[0][:1].isupper() and any(UNIT_RE.match(p) for p in parts[1:])
 
 
+def _mask_urls(text: str) -> str:
+    """The text with each URL_MASK_RE match blanked (`\\x00` then spaces, lengths kept)."""
+    low = text.lower()
+    if len(low) != len(text) or any(trap in text for trap in CASE_TRAPS):
+        spans = [m.span() for m in URL_MASK_RE.finditer(text)]
+    else:
+        spans = []
+        pos = 0
+        while True:
+            found = [at for at in (low.find(anchor, pos) for anchor in URL_ANCHORS) if at >= 0]
+            if not found:
+                break
+            first = min(found)
+            match = URL_MASK_RE.search(text, max(pos, text.rfind(" ", 0, first) + 1))
+            if match is None:
+                break
+            spans.append(match.span())
+            pos = match.end()
+    if not spans:
+        return text
+    parts: list[str] = []
+    done = 0
+    for start, end in spans:
+        parts += (text[done:start], "\x00", " " * (end - start - 1))
+        done = end
+    parts.append(text[done:])
+    return "".join(parts)
+
+
 class _Text:
     """A text's tokens with their shapes, positions and sentence starts."""
 
     def __init__(self, text: str):
-        masked = text
-        if "/" in text:
-            masked = URL_MASK_RE.sub(lambda m: "\x00" + " " * (len(m.group(0)) - 1), text)
+        masked = _mask_urls(text) if "/" in text else text
         self.text = text
         matches = list(TOKEN_RE.finditer(masked))
         self.words = words = [m[0] for m in matches]
