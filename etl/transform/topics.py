@@ -6,6 +6,7 @@ import re
 import tomllib
 from dataclasses import dataclass
 from importlib import resources
+from itertools import compress
 from pathlib import Path
 
 from etl.errors import TaxonomyError
@@ -128,14 +129,17 @@ def term_counts(text: str, taxonomy: Taxonomy) -> dict[str, dict[str, int]]:
     `large language model`), unless the shorter term also occurs on its own elsewhere.
     """
     tokens = WORD_RE.findall(text)
-    lowered = WORD_RE.findall(text.lower())
-    if len(lowered) != len(tokens):  # lower-casing changed the words (rare Unicode)
-        lowered = [t.lower() for t in tokens]
+    if _lowers_ascii_only(text):  # the words of the lower-cased text are the words lower-cased
+        lowered = list(map(str.lower, tokens))
+    else:
+        lowered = WORD_RE.findall(text.lower())
+        if len(lowered) != len(tokens):  # lower-casing changed the words (rare Unicode)
+            lowered = [t.lower() for t in tokens]
     count = len(tokens)
     matches: list[tuple[int, int, str, str]] = []  # (start, end, slug, term)
     for trie, words in ((taxonomy.words, lowered), (taxonomy.exact, tokens)):
         # only the positions where some term can start are looked at
-        for start in [i for i, w in enumerate(words) if w in trie]:
+        for start in compress(range(count), map(trie.__contains__, words)):
             node, end = trie, start
             while end < count:
                 entry = node.get(words[end])
@@ -157,6 +161,18 @@ def term_counts(text: str, taxonomy: Taxonomy) -> dict[str, dict[str, int]]:
         terms = found.setdefault(slug, {})
         terms[term] = terms.get(term, 0) + 1
     return found
+
+
+def _lowers_ascii_only(text: str) -> bool:
+    """Whether `text.lower()` changes only ASCII letters (most texts: `α`, `√`, `é` stay).
+
+    Then no word boundary moves and no word changes length, so each word of the lower-cased
+    text is that word lower-cased. Bytes lower-case ASCII letters and nothing else.
+    """
+    if text.isascii():
+        return True
+    encoded = text.encode("utf-8", "surrogatepass")
+    return text.lower() == encoded.lower().decode("utf-8", "surrogatepass")
 
 
 def score_terms(terms: dict[str, int], taxonomy: Taxonomy) -> float:
