@@ -7,11 +7,31 @@ import re
 import unicodedata
 from typing import Any
 
+NOT_WORD_RE = re.compile(r"[\W_]")
+_ASCII_ALNUM = b"0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+# Byte tables: ASCII letters lower-cased; ASCII characters outside [A-Za-z0-9] (\W and `_`)
+# deleted; every ASCII character deleted (what is left of UTF-8 is the non-ASCII text).
+_LOWER = bytes.maketrans(b"ABCDEFGHIJKLMNOPQRSTUVWXYZ", b"abcdefghijklmnopqrstuvwxyz")
+_ASCII_NOT_WORD = bytes(b for b in range(128) if b not in _ASCII_ALNUM)
+_ASCII = bytes(range(128))
+
 
 def content_key(text: str) -> str:
-    """Text reduced to what identifies it: case, accents, markup residue and spacing ignored."""
+    """Text reduced to what identifies it: case, accents, markup residue and spacing ignored.
+
+    That is NFKD, casefold, then every `[\\W_]` character removed. ASCII characters are
+    removed (and lower-cased) as bytes; the few non-ASCII ones are looked at one by one.
+    """
+    if text.isascii():  # NFKD changes nothing, casefold is lower-casing
+        return text.encode("ascii").translate(_LOWER, _ASCII_NOT_WORD).decode("ascii")
     folded = unicodedata.normalize("NFKD", text).casefold()
-    return re.sub(r"[\W_]+", "", folded)
+    encoded = folded.encode("utf-8", "surrogatepass")
+    kept = encoded.translate(None, _ASCII_NOT_WORD).decode("utf-8", "surrogatepass")
+    others = encoded.translate(None, _ASCII).decode("utf-8", "surrogatepass")
+    for char in set(others):
+        if NOT_WORD_RE.match(char):
+            kept = kept.replace(char, "")
+    return kept
 
 
 def paper_id(abstract: str, title: str | None) -> str:
