@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
 from etl.pipeline import RunOptions, run
@@ -55,3 +57,12 @@ def test_summary_reports_seconds_per_stage(tmp_path: Path, seeds: Path) -> None:
     )
     assert {"extract", "transform", "load", "index"} <= set(report.stage_seconds)
     assert all(seconds >= 0 for seconds in report.stage_seconds.values())
+
+
+def test_transform_workers_import_neither_sqlalchemy_nor_the_loader() -> None:
+    """Each worker process imports etl.parallel; keeping it light keeps workers small."""
+    code = "import sys, etl.parallel; print(sorted(m for m in sys.modules if m.startswith(('sqlalchemy', 'etl.load'))))"
+    found = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
+    assert found.strip() == "[]"
