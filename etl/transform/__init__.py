@@ -5,8 +5,6 @@ Public entry point: `transform(record, taxonomy)`.
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from etl.models import Paper, PaperBundle, RawRecord
 from etl.transform.acronyms import find_acronyms
 from etl.transform.clean import clean_text, emphasized
@@ -42,7 +40,7 @@ def transform(record: RawRecord, taxonomy: Taxonomy) -> PaperBundle:
         extra=record.extra,
         method_names=" ".join(dict.fromkeys(m.name for m in methods)),
     )
-    bundle = PaperBundle(
+    return PaperBundle(
         paper=paper,
         source=record.source,
         position=record.position,
@@ -51,6 +49,5 @@ def transform(record: RawRecord, taxonomy: Taxonomy) -> PaperBundle:
         methods=methods,
         acronyms=acronyms,
         topics=topics,
+        content_hash=content_hash((paper, record.authors, links, methods, acronyms, topics)),
     )
-    digest = content_hash((paper, record.authors, links, methods, acronyms, topics))
-    return replace(bundle, content_hash=digest)
