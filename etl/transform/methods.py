@@ -22,13 +22,15 @@ import re
 import unicodedata
 from bisect import bisect_left
 from functools import lru_cache
+from itertools import compress
 
 from etl.models import Acronym, MethodMention
 from etl.transform.acronyms import Definition, acronym_definitions, singular_word
 
 # Words with internal hyphens, dots, pluses, apostrophes and @ stay one token (LLaMA-3.1, TD3+BC);
 # a possessive `'s` is left out (`LLM's` is `LLM`); `CNN/DailyMail` is one name.
-TOKEN_RE = re.compile(r"[^\W_]+(?:(?:[-.+@/]|['’](?![sS]\b))[^\W_]+)*\+*|\S")
+# (Possessive quantifiers: nothing after them can fail, so they only save backtracking state.)
+TOKEN_RE = re.compile(r"[^\W_]++(?:(?:[-.+@/]|['’](?![sS]\b))[^\W_]++)*+\+*+|\S")
 # URLs (with a scheme, `www.`, or a bare code-host or `.com/`-style address) are not names.
 URL_MASK_RE = re.compile(
     r"(?i)(?:\b(?:https?://|www\.)|\b[\w-]+(?:\.[\w-]+)*\.(?:com|org|io|net|co|ai|edu|dev)/)"
@@ -41,6 +43,7 @@ URL_ANCHORS = ("://", "www.", ".com/", ".org/", ".io/", ".net/", ".co/", ".ai/",
 CASE_TRAPS = ("\u0130", "\u0131", "\u017f")
 
 STRONG, TITLE, NUM, LOWER, PUNCT, ADJ = range(6)
+NAME_SHAPES = frozenset({STRONG, TITLE, ADJ})  # where a mention may start
 SENTENCE_ENDS = frozenset({".", "?", "!", ":", "\x00"})
 BOUNDARIES = SENTENCE_ENDS | {")"}
 OPENERS = frozenset({"(", "“", '"', "'", "‘", "["})
@@ -405,6 +408,9 @@ def _mask_urls(text: str) -> str:
     return "".join(parts)
 
 
+_MATCHED, _MATCH_START, _MATCH_END = re.Match.group, re.Match.start, re.Match.end
+
+
 class _Text:
     """A text's tokens with their shapes, positions and sentence starts."""
 
@@ -412,9 +418,9 @@ class _Text:
         masked = _mask_urls(text) if "/" in text else text
         self.text = text
         matches = list(TOKEN_RE.finditer(masked))
-        self.words = words = [m[0] for m in matches]
-        self.starts = starts = [m.start() for m in matches]
-        self.ends = [start + len(word) for start, word in zip(starts, words, strict=True)]
+        self.words = words = list(map(_MATCHED, matches))
+        self.starts = list(map(_MATCH_START, matches))
+        self.ends = list(map(_MATCH_END, matches))
         self.lower = list(map(str.lower, words))
         self.shapes = _shapes(words)
         self.n = len(words)
@@ -439,7 +445,7 @@ class _Text:
         """True where capitalisation is forced: text start, after `.`, `?`, `!`, `:` or `1)`."""
         words, n = self.words, len(self.words)
         initial = [False] * n
-        ends = [i for i, w in enumerate(words) if w in BOUNDARIES]
+        ends = compress(range(n), map(BOUNDARIES.__contains__, words))
         for i in [-1, *ends]:
             if i >= 0:
                 word = words[i]
@@ -464,7 +470,7 @@ class _Text:
         """Words the text also writes in lower case: `Using` is ordinary if `using` occurs."""
         cached: frozenset[str] | None = getattr(self, "_lowercase", None)
         if cached is None:
-            cached = self._lowercase = frozenset(w for w in self.words if w.islower())
+            cached = self._lowercase = frozenset(filter(str.islower, self.words))
         return cached
 
     def span(self, first: int, last: int) -> str:
@@ -555,11 +561,16 @@ class _Finder:
     def _introduced(self) -> None:
         t = self.t
         shapes = t.shapes
-        candidates = [
-            i
-            for i, low in enumerate(t.lower)
-            if low in TRIGGERS or (shapes[i] == STRONG and i + 3 < t.n and t.words[i + 1] == ",")
+        n = t.n
+        candidates = list(compress(range(n), map(TRIGGERS.__contains__, t.lower)))
+        # a strong name before a comma, three tokens or more from the end
+        appositions = [
+            comma - 1
+            for comma in compress(range(n), map(",".__eq__, t.words))
+            if comma and comma + 2 < n and shapes[comma - 1] == STRONG
         ]
+        if appositions:
+            candidates = sorted({*candidates, *appositions})
         for i in candidates:
             low = t.lower[i]
             if low in INTRO_VERBS and self._has_subject(i):
@@ -852,7 +863,7 @@ class _Finder:
         t = self.t
         masked = self.masked
         done = -1
-        for i in [i for i, s in enumerate(t.shapes) if s <= TITLE or s == ADJ]:
+        for i in compress(range(t.n), map(NAME_SHAPES.__contains__, t.shapes)):
             if i <= done or masked[i]:
                 continue
             if t.shapes[i] == ADJ:
@@ -922,8 +933,13 @@ class _Finder:
     def _judge_chunk(self, first: int, last: int) -> None:
         """Decide whether a run of name words is a mentioned artifact."""
         t = self.t
-        words = [t.words[k] for k in range(first, last + 1) if t.words[k] != "!"]
-        shapes = [t.shapes[k] for k in range(first, last + 1) if t.words[k] != "!"]
+        words = t.words[first : last + 1]
+        shapes = t.shapes[first : last + 1]
+        if "!" in words:
+            shapes = [s for w, s in zip(words, shapes, strict=True) if w != "!"]
+            words = [w for w in words if w != "!"]
+        if STRONG not in shapes and (t.initial[first] or first < t.heading_end):
+            return  # the same early return as below, before the costlier checks
         name = t.span(first, last)
         if self._is_excluded(name) or self._followed_by(last, HARDWARE_NOUNS):
             return
