@@ -23,8 +23,10 @@ TITLED_RE = re.compile(r"[A-Z][\w'’-]*$")
 # `MIB, a Mechanistic Interpretability Benchmark`: a short form, then a capitalised long form.
 APPOSITIVE_RE = re.compile(r", (?:an?|the) (?=[A-Z])")
 # `Many-Shot Adaptive Pseudo-Labeling, namely MAPLE`: a capitalised long form, then the short one.
+# The optional comma before it is looked at by the caller: a pattern starting with `,?` is tried
+# at every position of the text. (A match ends with [\w-], so no match ever takes that comma.)
 NAMELY_RE = re.compile(
-    r",? (?:namely|called|dubbed|termed|abbreviated as) ([A-Za-z0-9][\w-]{1,11})(?![\w-])"
+    r" (?:namely|called|dubbed|termed|abbreviated as) ([A-Za-z0-9][\w-]{1,11})(?![\w-])"
 )
 SHORT_BEFORE_RE = re.compile(r"(?<![\w-])[A-Za-z0-9][\w-]{1,11}$")
 WORD_RE = re.compile(r"\S+")
@@ -106,11 +108,14 @@ def acronym_definitions(text: str) -> tuple[Definition, ...]:
                 )
         for match in NAMELY_RE.finditer(text):
             short = match.group(1)
-            window = text[max(0, match.start() - 160) : match.start()]
+            begin = match.start()
+            if begin and text[begin - 1] == ",":
+                begin -= 1
+            window = text[max(0, begin - 160) : begin]
             words = _titled_run(window.split(" "), from_start=False)
             long_form = _titled_long_form(short, words, from_start=False)
             if long_form:
-                long_start = match.start() - len(window) + window.rfind(long_form)
+                long_start = begin - len(window) + window.rfind(long_form)
                 add(long_start, match.end(), long_start, match.start(1), short, long_form)
     found.sort()
     return tuple(found)
@@ -170,7 +175,7 @@ def _short_then_long(inside: str, before: str) -> tuple[str, str] | None:
     """`long form (SF)`: the short form inside the parentheses."""
     if not is_short_form(inside):
         return None
-    words = WORD_RE.findall(before)
+    words = before.split()  # the same words as WORD_RE.findall: both split at str.isspace
     for letters in _spellings(inside):
         limit = min(len(words), len(letters) + MAX_WORDS_EXTRA, 2 * len(letters))
         long_form = _best_long_form(letters, words[-limit:] if limit else [])
@@ -181,7 +186,7 @@ def _short_then_long(inside: str, before: str) -> tuple[str, str] | None:
 
 def _long_then_short(inside: str, before: str) -> tuple[str, str] | None:
     """`SF (long form)`: the short form is the word right before the parentheses."""
-    words = WORD_RE.findall(before[-40:])
+    words = before[-40:].split()
     if not words or len(inside.split()) < 2:
         return None
     short = words[-1].strip(",;:")
