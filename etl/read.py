@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 from sqlalchemy import Connection, Engine, text
@@ -69,7 +70,7 @@ def to_fts5_query(query: str) -> str:
 def search(engine: Engine, query: str, limit: int = 10) -> Rows:
     """Papers matching a query, best first, with a highlighted snippet."""
     dialect = engine.dialect.name
-    sql = sql_dir().joinpath("queries", f"search.{dialect}.sql").read_text("utf-8")
+    sql = _search_sql(dialect)
     bound = to_fts5_query(query) if dialect == "sqlite" else _check_words(query)
     with engine.connect() as connection:
         try:
@@ -77,6 +78,12 @@ def search(engine: Engine, query: str, limit: int = 10) -> Rows:
         except DBAPIError as exc:
             raise QueryError(f"cannot search for {query!r}: {exc.orig}") from exc
         return Rows(tuple(result.keys()), tuple(tuple(r) for r in result))
+
+
+@cache
+def _search_sql(dialect: str) -> str:
+    """The search statement for a dialect (read once per process)."""
+    return sql_dir().joinpath("queries", f"search.{dialect}.sql").read_text("utf-8")
 
 
 def _check_words(query: str) -> str:
