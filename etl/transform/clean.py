@@ -11,6 +11,9 @@ from collections.abc import Callable
 URL_RE = re.compile(
     r"""(?i)(?:https?://|\bwww\.)[^\s<>"'`{}|\\^\[\]\u3000-\u303f\uff00-\uffef\ue000\ue001]+"""
 )
+URL_ANCHORS = ("://", "www.")  # what every URL_RE match holds, in lower case
+# Characters that (?i) equates with an ASCII letter but `str.lower` does not turn into it.
+CASE_TRAPS = ("\u0130", "\u0131", "\u017f")
 # Characters that end a sentence or a quotation rather than a URL.
 CLOSERS = {")": "(", "]": "[", "}": "{"}
 TRAILING = set(".,;:!?'\"*$~…’”»›。，、；：！？")
@@ -208,8 +211,55 @@ def protect_urls(text: str, store: list[str]) -> str:
         text = HREF_RE.sub(href, text)
         text = URL_CMD_RE.sub(url, text)
     if "://" in text or "ww." in text or "WW." in text:
-        text = URL_RE.sub(lambda m: _keep_trimmed(m.group(0), keep), text)
+        text = sub_matches(
+            text,
+            anchored_finditer(URL_RE, text, URL_ANCHORS),
+            lambda m: _keep_trimmed(m.group(0), keep),
+        )
     return text
+
+
+def anchored_finditer(
+    pattern: re.Pattern[str], text: str, anchors: tuple[str, ...]
+) -> list[re.Match[str]]:
+    """`list(pattern.finditer(text))` for a pattern whose every match is non-empty, holds one
+    of `anchors` (lower case, matched by the pattern in any case) and no space.
+
+    The pattern is searched for only from the start of the space-free run that holds the next
+    anchor: a pattern that cannot start with a literal is otherwise tried at every position.
+    Anchors are found in the lower-cased text, unless lower-casing moves characters or the text
+    has one that (?i) equates with an ASCII letter but lower() does not turn into it.
+    """
+    low = text.lower()
+    if len(low) != len(text) or any(trap in text for trap in CASE_TRAPS):
+        return list(pattern.finditer(text))
+    found: list[re.Match[str]] = []
+    pos = 0
+    while True:
+        hits = [at for at in (low.find(anchor, pos) for anchor in anchors) if at >= 0]
+        if not hits:
+            return found
+        first = min(hits)
+        match = pattern.search(text, max(pos, text.rfind(" ", 0, first) + 1))
+        if match is None:
+            return found
+        found.append(match)
+        pos = match.end()
+
+
+def sub_matches(
+    text: str, matches: list[re.Match[str]], replace: Callable[[re.Match[str]], str]
+) -> str:
+    """The text with each of its (ordered, non-overlapping) matches replaced, as `re.sub` does."""
+    if not matches:
+        return text
+    parts: list[str] = []
+    done = 0
+    for match in matches:
+        parts += (text[done : match.start()], replace(match))
+        done = match.end()
+    parts.append(text[done:])
+    return "".join(parts)
 
 
 def _url_like(text: str) -> bool:

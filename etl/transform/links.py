@@ -11,7 +11,15 @@ import re
 from urllib.parse import urlsplit, urlunsplit
 
 from etl.models import Link
-from etl.transform.clean import HREF_RE, URL_CMD_RE, URL_RE, trim_url
+from etl.transform.clean import (
+    HREF_RE,
+    URL_ANCHORS,
+    URL_CMD_RE,
+    URL_RE,
+    anchored_finditer,
+    sub_matches,
+    trim_url,
+)
 
 # Schemeless repository links such as `GitHub.com/owner/repo` in running text.
 SCHEMELESS_RE = re.compile(
@@ -138,13 +146,14 @@ def find_urls(raw: str) -> list[str]:
                 found.extend((m.start(), m.group(1).strip()) for m in pattern.finditer(text))
                 text = pattern.sub(_blank, text)
     if "://" in text or "www." in text or "WWW." in text:
-        matches = list(URL_RE.finditer(text))
+        matches = anchored_finditer(URL_RE, text, URL_ANCHORS)
         if matches:
             found.extend((m.start(), trim_url(m.group(0))) for m in matches)
-            text = URL_RE.sub(_blank, text)
+            text = sub_matches(text, matches, _blank)
     lowered = text.lower()
     if any(host in lowered for host in SCHEMELESS_HINTS):
-        found.extend((m.start(), trim_url(m.group(0))) for m in SCHEMELESS_RE.finditer(text))
+        matches = anchored_finditer(SCHEMELESS_RE, text, SCHEMELESS_HINTS)
+        found.extend((m.start(), trim_url(m.group(0))) for m in matches)
     found.sort(key=lambda item: item[0])
     return [url for _, url in found if url]
 

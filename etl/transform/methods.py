@@ -26,6 +26,7 @@ from itertools import compress
 
 from etl.models import Acronym, MethodMention
 from etl.transform.acronyms import Definition, acronym_definitions, singular_word
+from etl.transform.clean import anchored_finditer, sub_matches
 
 # Words with internal hyphens, dots, pluses, apostrophes and @ stay one token (LLaMA-3.1, TD3+BC);
 # a possessive `'s` is left out (`LLM's` is `LLM`); `CNN/DailyMail` is one name.
@@ -36,11 +37,8 @@ URL_MASK_RE = re.compile(
     r"(?i)(?:\b(?:https?://|www\.)|\b[\w-]+(?:\.[\w-]+)*\.(?:com|org|io|net|co|ai|edu|dev)/)"
     r"[^\s<>\"'`{}|\\^\[\]]*"
 )
-# What every URL_MASK_RE match holds, in lower case. A match has no space in it, so it is
-# searched for only from the start of the space-free run where one of these first occurs.
+# What every URL_MASK_RE match holds, in lower case (and it holds no space).
 URL_ANCHORS = ("://", "www.", ".com/", ".org/", ".io/", ".net/", ".co/", ".ai/", ".edu/", ".dev/")
-# Characters that (?i) equates with an ASCII letter but `str.lower` does not turn into it.
-CASE_TRAPS = ("\u0130", "\u0131", "\u017f")
 
 STRONG, TITLE, NUM, LOWER, PUNCT, ADJ = range(6)
 NAME_SHAPES = frozenset({STRONG, TITLE, ADJ})  # where a mention may start
@@ -381,31 +379,8 @@ def is_strong(token: str) -> bool:
 
 def _mask_urls(text: str) -> str:
     """The text with each URL_MASK_RE match blanked (`\\x00` then spaces, lengths kept)."""
-    low = text.lower()
-    if len(low) != len(text) or any(trap in text for trap in CASE_TRAPS):
-        spans = [m.span() for m in URL_MASK_RE.finditer(text)]
-    else:
-        spans = []
-        pos = 0
-        while True:
-            found = [at for at in (low.find(anchor, pos) for anchor in URL_ANCHORS) if at >= 0]
-            if not found:
-                break
-            first = min(found)
-            match = URL_MASK_RE.search(text, max(pos, text.rfind(" ", 0, first) + 1))
-            if match is None:
-                break
-            spans.append(match.span())
-            pos = match.end()
-    if not spans:
-        return text
-    parts: list[str] = []
-    done = 0
-    for start, end in spans:
-        parts += (text[done:start], "\x00", " " * (end - start - 1))
-        done = end
-    parts.append(text[done:])
-    return "".join(parts)
+    matches = anchored_finditer(URL_MASK_RE, text, URL_ANCHORS)
+    return sub_matches(text, matches, lambda m: "\x00" + " " * (len(m.group(0)) - 1))
 
 
 _MATCHED, _MATCH_START, _MATCH_END = re.Match.group, re.Match.start, re.Match.end
