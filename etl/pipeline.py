@@ -23,7 +23,7 @@ from etl.transform import Taxonomy, load_taxonomy
 
 # Bump when the transform's output changes, so unchanged sources are re-read once.
 TRANSFORM_VERSION = "1"
-BATCH_SIZE = 2000
+BATCH_SIZE = 1000  # records per batch: 2 batches per worker in flight keep memory flat
 
 ProgressCallback = Callable[[str, int], None]  # (event, count): "source" or "records"
 
@@ -124,7 +124,7 @@ def _load_all(
     with engine.begin() as connection:
         if totals.counts.updated or totals.counts.removed:  # only these can orphan shared rows
             load.delete_orphans(connection)
-        if totals.counts.inserted + totals.counts.updated > 10 * BATCH_SIZE:
+        if totals.counts.inserted + totals.counts.updated > 20_000:  # many new FTS segments
             load.optimize_search(connection)
     totals.time("index", time.perf_counter() - tick)
 
