@@ -149,11 +149,13 @@ class SourceLoader:
     def _update_papers(self, papers: Sequence[PaperRows]) -> None:
         """Rewrite changed papers and drop their derived rows (rewritten next)."""
         rows = [
-            {**dict(zip(PAPER_COLUMNS, p.paper_values(), strict=True)), "paper_key": p.id}
+            {
+                **dict(zip(PAPER_COLUMNS, p.paper_values(), strict=True)),
+                "updated_run_id": self.run_id,
+                "paper_key": p.id,
+            }
             for p in papers
         ]
-        for row in rows:
-            row["updated_run_id"] = self.run_id
         columns: dict[str, Any] = {k: bindparam(k) for k in rows[0] if k not in ("id", "paper_key")}
         # Keep a title another source gave when this one has none.
         columns["title"] = func.coalesce(bindparam("title"), s.papers.c.title)
