@@ -1,4 +1,4 @@
-"""Writing paper bundles: set-based, chunked upserts inside the caller's transaction."""
+"""Writing transformed papers (`PaperRows`): set-based writes in the caller's transaction."""
 
 from __future__ import annotations
 
