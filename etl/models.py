@@ -37,7 +37,6 @@ class RawRecord:
     status: str | None = None
     source_id: str | None = None
     extra: str | None = None  # JSON text of fields the extractor does not understand
-    raw: str = ""
 
 
 @dataclass(frozen=True, slots=True)

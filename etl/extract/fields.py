@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
+from functools import lru_cache
 from typing import Any
 
 from etl.models import RawRecord, Reject
@@ -63,6 +64,7 @@ LINK_FIELDS = (
 )
 
 
+@lru_cache(maxsize=1024)  # a file's field names repeat on every record
 def field_key(name: str) -> str:
     """Normalise a field name so `Code URL`, `code_url` and `codeUrl` compare equal."""
     return re.sub(r"[^a-z0-9]", "", name.lower())
@@ -136,7 +138,6 @@ def record_from_mapping(
         status=status,
         source_id=record_id,
         extra=json.dumps(extra, ensure_ascii=False, default=str) if extra else None,
-        raw=raw,
     )
 
 

@@ -122,7 +122,6 @@ def _text_record(source: SourceFile, position: int, lines: list[str]) -> Item:
         venue=source.venue,
         year=source.year,
         abstract=abstract,
-        raw=abstract,
     )
 
 
