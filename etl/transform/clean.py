@@ -145,7 +145,10 @@ INNER_INITIAL_RE = re.compile(r"\*\*(?<=[a-z]\*\*)([A-Z])\*\*(?=[a-z])")
 # Emphasis, math and code spans are bounded in length: an unclosed `**` must not make every
 # later `**` scan to the end of the text (quadratic time on long inputs).
 BOLD_RE = re.compile(r"\*\*(?=\S)(.{1,300}?)(?<=\S)\*\*|__(?=\S)(.{1,300}?)(?<=\S)__")
-ITALIC_RE = re.compile(r"(?<![\w*])\*(?=[^\s*])([^*]{1,300}?)(?<=[^\s*])\*(?![\w*])")
+# Its two branches alone: a pattern starting with a literal is found fast, an alternation not.
+BOLD_STARS_RE = re.compile(r"\*\*(?=\S)(.{1,300}?)(?<=\S)\*\*")
+BOLD_UNDERSCORES_RE = re.compile(r"__(?=\S)(.{1,300}?)(?<=\S)__")
+ITALIC_RE = re.compile(r"\*(?<![\w*]\*)(?=[^\s*])([^*]{1,300}?)(?<=[^\s*])\*(?![\w*])")
 CODE_RE = re.compile(r"`([^`]{1,300})`")
 TILDE_RE = re.compile(r"~(?<![\w/\ue001]~)(?!/)")
 BRACE_RE = re.compile(r"[{}](?<!\\[{}])")
@@ -153,6 +156,10 @@ SPACE_RE = re.compile(r"[ \t\r\n\u00a0\u2009\u202f]+")
 ODD_SPACES = ("  ", "\n", "\t", "\r", "\u00a0", "\u2009", "\u202f")
 # Characters that mean some markup may be present; text without them skips the markup passes.
 MARKUP_RE = re.compile(r"[\\$*_`{}~]")
+# A command's name: TEXT_COMMAND_RE can match only where this name is one of its commands
+# (the name in the pattern must be followed by `*`, a space or `{`, so it is the whole run).
+COMMAND_NAME_RE = re.compile(r"\\([A-Za-z]+)")
+TEXT_COMMAND_NAMES = frozenset(_TEXT_COMMANDS.split("|"))
 MAX_PASSES = 6
 
 
@@ -165,13 +172,32 @@ def clean_text(raw: str) -> str:
     text = _PRIVATE_RE.sub("", raw) if _OPEN in raw or _CLOSE in raw else raw
     text = fold_spaces(text)  # emphasis may not span lines; folded it could
     for _ in range(MAX_PASSES):
-        if not MARKUP_RE.search(text):
+        if not has_markup(text):
             break
         cleaned = _clean_once(text)
         if cleaned == text:
             break
         text = cleaned
     return unicodedata.normalize("NFC", text) if not text.isascii() else text
+
+
+def has_markup(text: str) -> bool:
+    """Whether a MARKUP_RE character occurs in the text (each looked for with `in`: faster)."""
+    return (
+        "\\" in text
+        or "$" in text
+        or "*" in text
+        or "_" in text
+        or "`" in text
+        or "{" in text
+        or "}" in text
+        or "~" in text
+    )
+
+
+def _may_have_text_command(text: str) -> bool:
+    """False when TEXT_COMMAND_RE cannot match: no `\\name` with a name of its commands."""
+    return not TEXT_COMMAND_NAMES.isdisjoint(COMMAND_NAME_RE.findall(text))
 
 
 def _clean_once(text: str) -> str:
@@ -185,7 +211,15 @@ def _clean_once(text: str) -> str:
 
 def fold_spaces(text: str) -> str:
     """Runs of white space as one space, none at the ends (the check first: it is cheaper)."""
-    if any(odd in text for odd in ODD_SPACES):
+    if (  # ODD_SPACES, each looked for with `in`
+        "  " in text
+        or "\n" in text
+        or "\t" in text
+        or "\r" in text
+        or "\u00a0" in text
+        or "\u2009" in text
+        or "\u202f" in text
+    ):
         text = SPACE_RE.sub(" ", text)
     return text.strip()
 
@@ -207,8 +241,9 @@ def protect_urls(text: str, store: list[str]) -> str:
         target = match.group(1)
         return keep(target) if _url_like(target) else target
 
-    if "\\" in text:
+    if "\\href" in text:
         text = HREF_RE.sub(href, text)
+    if "\\url" in text:
         text = URL_CMD_RE.sub(url, text)
     if "://" in text or "ww." in text or "WW." in text:
         text = sub_matches(
@@ -309,20 +344,36 @@ def _commands(text: str) -> str:
     return COMMAND_RE.sub(command, text)
 
 
+# Replacements as functions: a template such as r"\1" is expanded in Python for each match.
+def _first_group(match: re.Match[str]) -> str:
+    return match.group(1)
+
+
+def _braced(match: re.Match[str]) -> str:
+    return "{" + match.group(1) + "}"
+
+
+def _fraction(match: re.Match[str]) -> str:
+    return match.group(1) + "/" + match.group(2)
+
+
 def strip_latex(text: str) -> str:
     """Remove LaTeX markup: formatting commands keep their argument, escapes become characters."""
     if "\\" in text:
         for _ in range(3):  # nested commands such as \textbf{\texttt{X}}
             before = text
-            text = TEXT_COMMAND_RE.sub(r"{\1}", text)  # braces keep `\in\mathbb{R}` apart
-            text = GROUP_STYLE_RE.sub(r"\1", text)
-            text = FRAC_RE.sub(r"\1/\2", text)
+            if _may_have_text_command(text):
+                text = TEXT_COMMAND_RE.sub(_braced, text)  # braces keep `\in\mathbb{R}` apart
+            if "{\\" in text:
+                text = GROUP_STYLE_RE.sub(_first_group, text)
+            if "frac" in text:
+                text = FRAC_RE.sub(_fraction, text)
             if text == before:
                 break
     if "$" in text:
         text = MATH_RE.sub(lambda m: m.group(1) or m.group(2), text)
     if "\\" in text:
-        text = ESCAPE_RE.sub(r"\1", text)
+        text = ESCAPE_RE.sub(_first_group, text)
         text = SPACING_RE.sub(" ", text)
         text = _commands(text)
     if "~" in text:
@@ -335,44 +386,60 @@ def strip_latex(text: str) -> str:
     return text
 
 
+def _bold_pattern(text: str) -> re.Pattern[str] | None:
+    """BOLD_RE, or the one of its branches that can match (same matches), or None."""
+    stars, underscores = "**" in text, "__" in text
+    if stars and underscores:
+        return BOLD_RE
+    if stars:
+        return BOLD_STARS_RE
+    return BOLD_UNDERSCORES_RE if underscores else None
+
+
 def strip_markdown(text: str) -> str:
     """Remove markdown emphasis and code marks, keeping what they wrap."""
     if "*" in text or "_" in text:
         if "**" in text:
             text = INNER_INITIAL_RE.sub(lambda m: m.group(1).lower(), text)
-        if "**" in text or "__" in text:
-            text = BOLD_RE.sub(lambda m: m.group(1) or m.group(2), text)
+        bold = _bold_pattern(text)
+        if bold is not None:
+            text = bold.sub(lambda m: m.group(1) or m.group(bold.groups), text)
         if "*" in text:
-            text = ITALIC_RE.sub(r"\1", text)
+            text = ITALIC_RE.sub(_first_group, text)
     if "`" in text:
-        text = CODE_RE.sub(r"\1", text)
+        text = CODE_RE.sub(_first_group, text)
     return text
 
 
 def emphasized(raw: str) -> list[str]:
     """Spans the author set apart with bold, italics or `\\texttt` (cleaned), in order."""
-    if not MARKUP_RE.search(raw):
+    if not has_markup(raw):
         return []
     spans: list[str] = []
     urls: list[str] = []
     text = protect_urls(_PRIVATE_RE.sub("", raw) if _OPEN in raw or _CLOSE in raw else raw, urls)
     if "**" in text:
         text = INNER_INITIAL_RE.sub(lambda m: m.group(1).lower(), text)
-    patterns = [BOLD_RE] if "**" in text or "__" in text else []
+    bold = _bold_pattern(text)
+    patterns = [bold] if bold is not None else []
     if "\\" in text:
-        patterns += [TEXT_COMMAND_RE, GROUP_STYLE_RE]
+        if _may_have_text_command(text):
+            patterns.append(TEXT_COMMAND_RE)
+        if "{\\" in text:
+            patterns.append(GROUP_STYLE_RE)
     found: list[tuple[int, str]] = []
     for pattern in patterns:
         for match in pattern.finditer(text):
             inner = next(g for g in match.groups() if g is not None)
             found.append((match.start(), inner))
     if "*" in text:
-        bold = "**" in text or "__" in text
-        unbold = BOLD_RE.sub(lambda m: " " * len(m.group(0)), text) if bold else text
+        unbold = bold.sub(lambda m: " " * len(m.group(0)), text) if bold is not None else text
         for match in ITALIC_RE.finditer(unbold):
             found.append((match.start(), match.group(1)))
     for _, inner in sorted(found):
-        span = clean_text(_PLACEHOLDER_RE.sub(lambda m: urls[int(m.group(1))], inner))
+        if _OPEN in inner:
+            inner = _PLACEHOLDER_RE.sub(lambda m: urls[int(m.group(1))], inner)
+        span = clean_text(inner)
         if span:
             spans.append(span)
     return spans
