@@ -213,6 +213,7 @@ ADVERBS = frozenset(
 )
 NAMING_WORDS = frozenset({"called", "named", "dubbed", "termed", "coined", "namely", "denoted"})
 TRIGGERS = INTRO_VERBS | NAMING_WORDS | {"put", "our"}
+TRIGGERS_AND_COMMA = TRIGGERS | {","}
 # Words that end the object of an intro verb: the name, if any, came before them.
 OBJECT_STOPS = frozenset(
     """
@@ -349,9 +350,13 @@ def _shapes(words: list[str]) -> list[int]:
     if None in shapes:
         if len(_SHAPE_CACHE) > 500_000:  # memory stays flat on huge, varied inputs
             _SHAPE_CACHE.clear()
-        for index, found in enumerate(shapes):
-            if found is None:
-                shapes[index] = _SHAPE_CACHE[words[index]] = shape(words[index])
+        index = shapes.index(None)
+        while True:  # only the new words are looked at
+            shapes[index] = _SHAPE_CACHE[words[index]] = shape(words[index])
+            try:
+                index = shapes.index(None, index + 1)
+            except ValueError:
+                break
     return shapes  # type: ignore[return-value]
 
 
@@ -418,13 +423,13 @@ class _Text:
 
     def _sentence_starts(self) -> list[bool]:
         """True where capitalisation is forced: text start, after `.`, `?`, `!`, `:` or `1)`."""
-        words, n = self.words, len(self.words)
+        words, n, lower = self.words, len(self.words), self.lower
         initial = [False] * n
         ends = compress(range(n), map(BOUNDARIES.__contains__, words))
         for i in [-1, *ends]:
             if i >= 0:
                 word = words[i]
-                if word == "." and i > 0 and self.lower[i - 1] in ABBREVIATIONS:
+                if word == "." and i > 0 and lower[i - 1] in ABBREVIATIONS:
                     continue
                 if word == ")" and not (
                     i > 0
@@ -480,10 +485,9 @@ class _Finder:
                 self.by_long_start_token.setdefault(index, d)
         # acronym -> whether the text's definition names an artifact (decided once per text)
         self.defined: dict[str, bool] = {}
+        self.judged: dict[Definition, bool] = {}  # _is_defined_mention, read once per definition
         for d in self.definitions:
-            self.defined[d.acronym] = self.defined.get(
-                d.acronym, False
-            ) or self._is_defined_mention(d)
+            self.defined[d.acronym] = self.defined.get(d.acronym, False) or self._judged(d)
         self.masked = _masked_tokens(self.t, self.definitions)
         self.unmasked = [False] * self.t.n
         self.found: dict[str, MethodMention] = {}
@@ -537,15 +541,15 @@ class _Finder:
         t = self.t
         shapes = t.shapes
         n = t.n
-        candidates = list(compress(range(n), map(TRIGGERS.__contains__, t.lower)))
-        # a strong name before a comma, three tokens or more from the end
-        appositions = [
-            comma - 1
-            for comma in compress(range(n), map(",".__eq__, t.words))
-            if comma and comma + 2 < n and shapes[comma - 1] == STRONG
-        ]
-        if appositions:
-            candidates = sorted({*candidates, *appositions})
+        lower = t.lower
+        candidates: list[int] = []  # in order, each once
+        for hit in compress(range(n), map(TRIGGERS_AND_COMMA.__contains__, lower)):
+            if lower[hit] != ",":
+                candidates.append(hit)
+            # a strong name before a comma, three tokens or more from the end (once: an
+            # all-capital trigger word is strong too)
+            elif hit and hit + 2 < n and shapes[hit - 1] == STRONG and candidates[-1:] != [hit - 1]:
+                candidates.append(hit - 1)
         for i in candidates:
             low = t.lower[i]
             if low in INTRO_VERBS and self._has_subject(i):
@@ -781,8 +785,15 @@ class _Finder:
         for d in self.definitions:
             if self._known(d.acronym) or self._known(d.expansion):
                 continue
-            if self._is_defined_mention(d):
+            if self._judged(d):
                 self._add(d.acronym, "mentioned", _kind_of_name(d.expansion), (d.expansion,))
+
+    def _judged(self, d: Definition) -> bool:
+        """`_is_defined_mention` (which reads only the text), remembered."""
+        judged = self.judged.get(d)
+        if judged is None:
+            judged = self.judged[d] = self._is_defined_mention(d)
+        return judged
 
     def _is_defined_mention(self, d: Definition) -> bool:
         """A defined acronym naming an artifact, not a field, task, class or passing quantity."""
@@ -837,11 +848,12 @@ class _Finder:
         """Runs of name-shaped words that are not generic, initial capitals or the paper's own."""
         t = self.t
         masked = self.masked
+        shapes = t.shapes
         done = -1
-        for i in compress(range(t.n), map(NAME_SHAPES.__contains__, t.shapes)):
+        for i in compress(range(t.n), map(NAME_SHAPES.__contains__, shapes)):
             if i <= done or masked[i]:
                 continue
-            if t.shapes[i] == ADJ:
+            if shapes[i] == ADJ:
                 self._adjective_root(i)
                 continue
             first, last = self._chunk(i, mask=True)
@@ -853,14 +865,15 @@ class _Finder:
         """The run of name words starting at `i`: titles and strong names, then a version."""
         t = self.t
         masked = self.masked if mask else self.unmasked
+        n, shapes, words, initial = t.n, t.shapes, t.words, t.initial
         first = i
         j = i
         while (
-            j < t.n
+            j < n
             and not masked[j]
-            and (t.shapes[j] in (STRONG, TITLE) or (t.words[j] == "!" and self._brand_bang(j)))
+            and (shapes[j] in (STRONG, TITLE) or (words[j] == "!" and self._brand_bang(j)))
         ):
-            if j > first and t.initial[j] and t.words[j - 1] != "!":
+            if j > first and initial[j] and words[j - 1] != "!":
                 break
             j += 1
         last = j - 1
@@ -928,8 +941,7 @@ class _Finder:
                 and STRONG not in shapes[:1]
             ):
                 return
-            strong = [w for w, s in zip(words, shapes, strict=True) if s == STRONG]
-            if len(words) == 1 and self._defined_generic(strong[0]):
+            if len(words) == 1 and self._defined_generic(words[0]):  # the one word is strong
                 return
             if len(words) == 1 and self._known(words[0].rstrip("s")):
                 return
