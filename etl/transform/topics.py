@@ -133,17 +133,13 @@ def term_counts(text: str, taxonomy: Taxonomy) -> dict[str, dict[str, int]]:
     A match inside a longer match counts only for the longer term (`language model` inside
     `large language model`), unless the shorter term also occurs on its own elsewhere.
     """
-    tokens = _words(text)
-    if _lowers_ascii_only(text):  # the words of the lower-cased text are the words lower-cased
-        lowered = list(map(str.lower, tokens))
-    else:
-        lowered = WORD_RE.findall(text.lower())
-        if len(lowered) != len(tokens):  # lower-casing changed the words (rare Unicode)
-            lowered = [t.lower() for t in tokens]
+    tokens, lowered = _words(text)
     count = len(tokens)
     matches: list[tuple[int, int, str, str]] = []  # (start, end, slug, term)
     append = matches.append
     for trie, words in ((taxonomy.words, lowered), (taxonomy.exact, tokens)):
+        if trie is taxonomy.exact and trie.keys().isdisjoint(words):
+            continue  # most texts have no acronym term: one C-level test says so
         # only the positions where some term can start are looked at
         for start in compress(range(count), map(trie.__contains__, words)):
             node, ending = trie[words[start]]
@@ -170,32 +166,32 @@ def term_counts(text: str, taxonomy: Taxonomy) -> dict[str, dict[str, int]]:
     return found
 
 
-def _words(text: str) -> list[str]:
-    """`WORD_RE.findall(text)`, faster: every non-word character made a space, then split.
+def _words(text: str) -> tuple[list[str], list[str]]:
+    """`WORD_RE.findall(text)`, and the same for `text.lower()`, faster.
 
-    ASCII characters are mapped as bytes; the few distinct non-ASCII ones are tested one by one
-    (no word character is white space to str.split, so the runs it returns are the words).
+    Every non-word character is made a space, then the text is split: ASCII characters are
+    mapped as bytes, the few distinct non-ASCII ones are tested one by one (no word character
+    is white space to str.split, so the runs it returns are the words). When lower-casing
+    changes only ASCII letters (bytes lower-case those and nothing else), no word boundary
+    moves and no word changes length, so the words of the lower-cased text are the words
+    lower-cased.
     """
     if text.isascii():
-        return text.encode("ascii").translate(_NOT_WORD_TO_SPACE).decode("ascii").split()
+        spaced = text.encode("ascii").translate(_NOT_WORD_TO_SPACE)
+        return spaced.decode("ascii").split(), spaced.lower().decode("ascii").split()
     encoded = text.encode("utf-8", "surrogatepass")
-    spaced = encoded.translate(_NOT_WORD_TO_SPACE).decode("utf-8", "surrogatepass")
+    words = encoded.translate(_NOT_WORD_TO_SPACE).decode("utf-8", "surrogatepass")
     for char in set(encoded.translate(None, _ASCII).decode("utf-8", "surrogatepass")):
         if not WORD_CHAR_RE.match(char):
-            spaced = spaced.replace(char, " ")
-    return spaced.split()
-
-
-def _lowers_ascii_only(text: str) -> bool:
-    """Whether `text.lower()` changes only ASCII letters (most texts: `α`, `√`, `é` stay).
-
-    Then no word boundary moves and no word changes length, so each word of the lower-cased
-    text is that word lower-cased. Bytes lower-case ASCII letters and nothing else.
-    """
-    if text.isascii():
-        return True
-    encoded = text.encode("utf-8", "surrogatepass")
-    return text.lower() == encoded.lower().decode("utf-8", "surrogatepass")
+            words = words.replace(char, " ")
+    tokens = words.split()
+    lowered_text = text.lower()
+    if lowered_text == encoded.lower().decode("utf-8", "surrogatepass"):
+        return tokens, list(map(str.lower, tokens))
+    lowered = WORD_RE.findall(lowered_text)
+    if len(lowered) != len(tokens):  # lower-casing changed the words (rare Unicode)
+        lowered = [t.lower() for t in tokens]
+    return tokens, lowered
 
 
 def score_terms(terms: dict[str, int], taxonomy: Taxonomy) -> float:
