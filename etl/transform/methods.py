@@ -848,13 +848,29 @@ class _Finder:
         """Runs of name-shaped words that are not generic, initial capitals or the paper's own."""
         t = self.t
         masked = self.masked
-        shapes = t.shapes
+        n, shapes, words, lower, initial = t.n, t.shapes, t.words, t.lower, t.initial
         done = -1
-        for i in compress(range(t.n), map(NAME_SHAPES.__contains__, shapes)):
+        for i in compress(range(n), map(NAME_SHAPES.__contains__, shapes)):
             if i <= done or masked[i]:
                 continue
             if shapes[i] == ADJ:
                 self._adjective_root(i)
+                continue
+            if (
+                shapes[i] == TITLE
+                and (initial[i] or i < t.heading_end)
+                and (
+                    i + 1 == n
+                    or (
+                        shapes[i + 1] not in (STRONG, TITLE, NUM)
+                        and words[i + 1] != "!"
+                        and lower[i + 1] not in NAME_NOUNS
+                    )
+                )
+            ):
+                # A lone capitalised word that starts a sentence or is in the heading: _chunk
+                # gives (i, i) (nothing can extend it) and _judge_chunk returns at once.
+                done = i
                 continue
             first, last = self._chunk(i, mask=True)
             if last >= first:
