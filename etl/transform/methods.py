@@ -22,7 +22,8 @@ import re
 import unicodedata
 from bisect import bisect_left
 from functools import lru_cache
-from itertools import compress
+from itertools import accumulate, compress
+from operator import sub
 
 from etl.models import Acronym, MethodMention
 from etl.transform.acronyms import Definition, acronym_definitions, singular_word
@@ -32,6 +33,8 @@ from etl.transform.clean import anchored_finditer, sub_matches
 # a possessive `'s` is left out (`LLM's` is `LLM`); `CNN/DailyMail` is one name.
 # (Possessive quantifiers: nothing after them can fail, so they only save backtracking state.)
 TOKEN_RE = re.compile(r"[^\W_]++(?:(?:[-.+@/]|['’](?![sS]\b))[^\W_]++)*+\+*+|\S")
+# A token and the white space before it (`\s` is what str.lstrip strips).
+SPACED_TOKEN_RE = re.compile(r"\s*+(?:" + TOKEN_RE.pattern + ")")
 # URLs (with a scheme, `www.`, or a bare code-host or `.com/`-style address) are not names.
 URL_MASK_RE = re.compile(
     r"(?i)(?:\b(?:https?://|www\.)|\b[\w-]+(?:\.[\w-]+)*\.(?:com|org|io|net|co|ai|edu|dev)/)"
@@ -388,19 +391,18 @@ def _mask_urls(text: str) -> str:
     return sub_matches(text, matches, lambda m: "\x00" + " " * (len(m.group(0)) - 1))
 
 
-_MATCHED, _MATCH_START, _MATCH_END = re.Match.group, re.Match.start, re.Match.end
-
-
 class _Text:
     """A text's tokens with their shapes, positions and sentence starts."""
 
     def __init__(self, text: str):
         masked = _mask_urls(text) if "/" in text else text
         self.text = text
-        matches = list(TOKEN_RE.finditer(masked))
-        self.words = words = list(map(_MATCHED, matches))
-        self.starts = list(map(_MATCH_START, matches))
-        self.ends = list(map(_MATCH_END, matches))
+        # Each token with the white space before it: the words are those stripped, and where
+        # they end adds up (no Match objects to make and read).
+        spaced: list[str] = SPACED_TOKEN_RE.findall(masked)
+        self.words = words = list(map(str.lstrip, spaced))
+        self.ends = ends = list(accumulate(map(len, spaced)))
+        self.starts: list[int] = list(map(sub, ends, map(len, words)))
         self.lower = list(map(str.lower, words))
         self.shapes = _shapes(words)
         self.n = len(words)
