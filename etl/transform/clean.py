@@ -160,6 +160,9 @@ MARKUP_RE = re.compile(r"[\\$*_`{}~]")
 # (the name in the pattern must be followed by `*`, a space or `{`, so it is the whole run).
 COMMAND_NAME_RE = re.compile(r"\\([A-Za-z]+)")
 TEXT_COMMAND_NAMES = frozenset(_TEXT_COMMANDS.split("|"))
+# The same holds for GROUP_STYLE_RE and FRAC_RE (a space or `{` follows their names).
+GROUP_STYLE_NAMES = frozenset("em bf it sc tt sf rm sl small large Large".split())
+FRAC_NAMES = frozenset({"frac", "dfrac", "tfrac"})
 MAX_PASSES = 6
 
 
@@ -195,9 +198,13 @@ def has_markup(text: str) -> bool:
     )
 
 
-def _may_have_text_command(text: str) -> bool:
-    """False when TEXT_COMMAND_RE cannot match: no `\\name` with a name of its commands."""
-    return not TEXT_COMMAND_NAMES.isdisjoint(COMMAND_NAME_RE.findall(text))
+def _command_names(text: str) -> frozenset[str]:
+    """The names of the `\\name` commands in a text (a pattern for a command needs its name).
+
+    Replacing TEXT_COMMAND_RE matches (`\\textbf{x}` -> `{x}`) makes no new command, so the
+    names found before still cover the text after; GROUP_STYLE_RE's may (`\\{\\em frac}`).
+    """
+    return frozenset(COMMAND_NAME_RE.findall(text))
 
 
 def _clean_once(text: str) -> str:
@@ -241,10 +248,11 @@ def protect_urls(text: str, store: list[str]) -> str:
         target = match.group(1)
         return keep(target) if _url_like(target) else target
 
-    if "\\href" in text:
-        text = HREF_RE.sub(href, text)
-    if "\\url" in text:
-        text = URL_CMD_RE.sub(url, text)
+    if "\\" in text:
+        if "\\href" in text:
+            text = HREF_RE.sub(href, text)
+        if "\\url" in text:
+            text = URL_CMD_RE.sub(url, text)
     if "://" in text or "ww." in text or "WW." in text:
         text = sub_matches(
             text,
@@ -362,11 +370,15 @@ def strip_latex(text: str) -> str:
     if "\\" in text:
         for _ in range(3):  # nested commands such as \textbf{\texttt{X}}
             before = text
-            if _may_have_text_command(text):
+            names = _command_names(text)
+            if not names.isdisjoint(TEXT_COMMAND_NAMES):
                 text = TEXT_COMMAND_RE.sub(_braced, text)  # braces keep `\in\mathbb{R}` apart
-            if "{\\" in text:
-                text = GROUP_STYLE_RE.sub(_first_group, text)
-            if "frac" in text:
+            if not names.isdisjoint(GROUP_STYLE_NAMES):
+                grouped = GROUP_STYLE_RE.sub(_first_group, text)
+                if grouped != text:  # `\\{\\em frac}`: what it wrapped may follow a backslash
+                    names = _command_names(grouped)
+                text = grouped
+            if not names.isdisjoint(FRAC_NAMES):
                 text = FRAC_RE.sub(_fraction, text)
             if text == before:
                 break
@@ -379,7 +391,7 @@ def strip_latex(text: str) -> str:
     if "~" in text:
         text = TILDE_RE.sub(" ", text)
     if "{" in text or "}" in text:
-        if "\\{" in text or "\\}" in text:
+        if "\\" in text and ("\\{" in text or "\\}" in text):
             text = BRACE_RE.sub("", text)
         else:  # no escaped brace: every brace goes
             text = text.replace("{", "").replace("}", "")
@@ -388,7 +400,8 @@ def strip_latex(text: str) -> str:
 
 def _bold_pattern(text: str) -> re.Pattern[str] | None:
     """BOLD_RE, or the one of its branches that can match (same matches), or None."""
-    stars, underscores = "**" in text, "__" in text
+    stars = "*" in text and "**" in text  # a character is found much faster than two
+    underscores = "_" in text and "__" in text
     if stars and underscores:
         return BOLD_RE
     if stars:
@@ -399,7 +412,7 @@ def _bold_pattern(text: str) -> re.Pattern[str] | None:
 def strip_markdown(text: str) -> str:
     """Remove markdown emphasis and code marks, keeping what they wrap."""
     if "*" in text or "_" in text:
-        if "**" in text:
+        if "*" in text and "**" in text:
             text = INNER_INITIAL_RE.sub(lambda m: m.group(1).lower(), text)
         bold = _bold_pattern(text)
         if bold is not None:
@@ -418,14 +431,15 @@ def emphasized(raw: str) -> list[str]:
     spans: list[str] = []
     urls: list[str] = []
     text = protect_urls(_PRIVATE_RE.sub("", raw) if _OPEN in raw or _CLOSE in raw else raw, urls)
-    if "**" in text:
+    if "*" in text and "**" in text:
         text = INNER_INITIAL_RE.sub(lambda m: m.group(1).lower(), text)
     bold = _bold_pattern(text)
     patterns = [bold] if bold is not None else []
     if "\\" in text:
-        if _may_have_text_command(text):
+        names = _command_names(text)
+        if not names.isdisjoint(TEXT_COMMAND_NAMES):
             patterns.append(TEXT_COMMAND_RE)
-        if "{\\" in text:
+        if not names.isdisjoint(GROUP_STYLE_NAMES):
             patterns.append(GROUP_STYLE_RE)
     found: list[tuple[int, str]] = []
     for pattern in patterns:
