@@ -266,10 +266,11 @@ def anchored_finditer(
     pattern: re.Pattern[str], text: str, anchors: tuple[str, ...]
 ) -> list[re.Match[str]]:
     """`list(pattern.finditer(text))` for a pattern whose every match is non-empty, holds one
-    of `anchors` (lower case, matched by the pattern in any case) and no space.
+    of `anchors` (lower case, matched by the pattern in any case) and no space, and which
+    looks at nothing after a space (no look-ahead past its match).
 
-    The pattern is searched for only from the start of the space-free run that holds the next
-    anchor: a pattern that cannot start with a literal is otherwise tried at every position.
+    The pattern is searched for only in the space-free runs that hold an anchor: a pattern
+    that cannot start with a literal is otherwise tried at every position of the text.
     Anchors are found in the lower-cased text, unless lower-casing moves characters or the text
     has one that (?i) equates with an ASCII letter but lower() does not turn into it.
     """
@@ -278,16 +279,24 @@ def anchored_finditer(
         return list(pattern.finditer(text))
     found: list[re.Match[str]] = []
     pos = 0
+    nexts = [low.find(anchor) for anchor in anchors]  # each anchor's next place, -1: none left
     while True:
-        hits = [at for at in (low.find(anchor, pos) for anchor in anchors) if at >= 0]
+        for k, at in enumerate(nexts):
+            if 0 <= at < pos:
+                nexts[k] = low.find(anchors[k], pos)
+        hits = [at for at in nexts if at >= 0]
         if not hits:
             return found
         first = min(hits)
-        match = pattern.search(text, max(pos, text.rfind(" ", 0, first) + 1))
+        # No match starts before this run (it would hold an earlier anchor) or leaves it.
+        end = text.find(" ", first)
+        end = len(text) if end < 0 else end
+        match = pattern.search(text, max(pos, text.rfind(" ", 0, first) + 1), end)
         if match is None:
-            return found
-        found.append(match)
-        pos = match.end()
+            pos = end
+        else:
+            found.append(match)
+            pos = match.end()
 
 
 def sub_matches(

@@ -152,7 +152,7 @@ def find_urls(raw: str) -> list[str]:
             text = sub_matches(text, matches, _blank)
     lowered = text.lower() if "/" in text else ""  # each hint ends with a slash
     if lowered and any(host in lowered for host in SCHEMELESS_HINTS):
-        matches = anchored_finditer(SCHEMELESS_RE, text, SCHEMELESS_HINTS)
+        matches = anchored_finditer(SCHEMELESS_RE, text, ("/",))  # every hint has a slash
         found.extend((m.start(), trim_url(m.group(0))) for m in matches)
     found.sort(key=lambda item: item[0])
     return [url for _, url in found if url]

@@ -40,8 +40,8 @@ URL_MASK_RE = re.compile(
     r"(?i)(?:\b(?:https?://|www\.)|\b[\w-]+(?:\.[\w-]+)*\.(?:com|org|io|net|co|ai|edu|dev)/)"
     r"[^\s<>\"'`{}|\\^\[\]]*"
 )
-# What every URL_MASK_RE match holds, in lower case (and it holds no space).
-URL_ANCHORS = ("://", "www.", ".com/", ".org/", ".io/", ".net/", ".co/", ".ai/", ".edu/", ".dev/")
+# What every URL_MASK_RE match holds ('://' or '.com/'-style, so a slash; or 'www.').
+URL_ANCHORS = ("/", "www.")
 
 STRONG, TITLE, NUM, LOWER, PUNCT, ADJ = range(6)
 NAME_SHAPES = frozenset({STRONG, TITLE, ADJ})  # where a mention may start
