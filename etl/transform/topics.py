@@ -196,6 +196,9 @@ def _words(text: str) -> tuple[list[str], list[str]]:
 
 def score_terms(terms: dict[str, int], taxonomy: Taxonomy) -> float:
     """Each distinct term's weight, a little more when it recurs."""
+    if len(terms) == 1:  # most topics: sum() of one product is 0.0 + it
+        ((term, n),) = terms.items()
+        return 0.0 + taxonomy.weights[term] * (1.0 + REPEAT_BONUS * min(n - 1, 3))
     return sum(taxonomy.weights[t] * (1.0 + REPEAT_BONUS * min(n - 1, 3)) for t, n in terms.items())
 
 
