@@ -514,7 +514,7 @@ class _Finder:
     def _add(self, name: str, role: str, kind: str, aliases: tuple[str, ...] = ()) -> None:
         """Record an artifact unless one of its spellings is already known."""
         name = name.strip(" ,.;:\"'“”")
-        if not name or not any(c.isalpha() for c in name):
+        if not name or not (name[0].isalpha() or any(c.isalpha() for c in name)):
             return
         keys: list[str] = []
         kept: list[str] = []
@@ -523,7 +523,7 @@ class _Finder:
             if key and key not in keys:
                 keys.append(key)
                 kept.append(spelling)
-        if any(k in self.keys for k in keys):
+        if not self.keys.keys().isdisjoint(keys):
             return
         base = method_key(_without_version(name))
         if role == "mentioned" and base in self.bases:
