@@ -19,6 +19,7 @@ a number, a lowercase word or punctuation. Then:
 from __future__ import annotations
 
 import re
+import string
 import unicodedata
 from bisect import bisect_left
 from functools import lru_cache
@@ -112,6 +113,8 @@ SIZE_RE = re.compile(r"^\d+(?:\.\d+)?(?:x\d+)?[KMBT]$")
 ROMAN_RE = re.compile(r"^[IVXivx]+$")
 MATH_TOKEN_RE = re.compile(r"^[a-z][A-Z]\d*$")
 DIGIT_LETTER_RE = re.compile(r"\d")
+JOINER_SPLIT_RE = re.compile(r"[-+]")
+ASCII_LETTERS = frozenset(string.ascii_letters)  # c.isascii() and c.isalpha()
 
 KIND_WORDS = {
     "benchmark": "benchmark",
@@ -365,17 +368,17 @@ def _shapes(words: list[str]) -> list[int]:
 
 def is_strong(token: str) -> bool:
     """Shaped like a coined name: inner capitals (DropEdge, scVI), or letters with digits."""
-    parts = [p for p in re.split(r"[-+]", token) if p]
+    parts = [p for p in JOINER_SPLIT_RE.split(token) if p]
     capitalised = 0
     single_letter = False
     for part in parts:
-        uppers = sum(c.isupper() for c in part)
+        uppers = sum(map(str.isupper, part))
         if uppers >= 2 or (uppers and not part[0].isupper()):
             return True
         if uppers:
             capitalised += 1
             single_letter = single_letter or len(part) == 1
-        letters = sum(c.isascii() and c.isalpha() for c in part)  # not 2α
+        letters = sum(map(ASCII_LETTERS.__contains__, part))  # not 2α
         mixed = letters and DIGIT_LETTER_RE.search(part) and not UNIT_RE.match(part)
         if mixed and (uppers or letters >= 3 or len(parts) > 1):
             return True
