@@ -79,6 +79,8 @@ class SourceLoader:
         self.source_id = self._upsert_source(fingerprint)
         self.first_load = not self._has_provenance()
         self.search_index = BulkSearchIndex(connection)
+        if connection.dialect.name == "postgresql":
+            _compress_with_lz4(connection)
 
     def _upsert_source(self, fingerprint: str) -> int:
         """The source's row, created or refreshed with this run's fingerprint."""
@@ -308,6 +310,17 @@ class SourceLoader:
             .values(record_count=self.counts.records, reject_count=self.counts.rejects)
         )
         return self.counts
+
+
+def _compress_with_lz4(connection: Connection) -> None:
+    """Long text (abstracts) is compressed as it is stored; lz4 does it several times faster
+    than the default pglz. For this transaction only, and only where the server has lz4."""
+    available = connection.exec_driver_sql(
+        "SELECT 1 FROM pg_settings "
+        "WHERE name = 'default_toast_compression' AND 'lz4' = ANY(enumvals)"
+    ).first()
+    if available:
+        connection.exec_driver_sql("SET LOCAL default_toast_compression = 'lz4'")
 
 
 def _cluster_keys(key_groups: Sequence[tuple[str, ...]]) -> dict[str, str]:
