@@ -507,10 +507,13 @@ class _Finder:
 
     def _first_seen(self, mention: MethodMention) -> int:
         """Where a name (or one of its aliases) first appears: mentions come in reading order."""
-        found = [
-            p for p in (self.t.text.find(n) for n in (mention.name, *mention.aliases)) if p >= 0
-        ]
-        return min(found, default=len(self.t.text))
+        text = self.t.text
+        first = len(text)
+        for name in (mention.name, *mention.aliases):
+            at = text.find(name)
+            if 0 <= at < first:
+                first = at
+        return first
 
     # -- bookkeeping -----------------------------------------------------------------------
 
