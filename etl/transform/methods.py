@@ -291,7 +291,7 @@ FUNCTION_WORDS = frozenset(
 )
 
 
-@lru_cache(maxsize=65536)
+@lru_cache(maxsize=16384)
 def method_key(name: str) -> str:
     """Key under which spellings of one artifact merge: case, hyphens, spaces and plurals."""
     text = unicodedata.normalize("NFKC", name).casefold()
@@ -308,7 +308,7 @@ def generic_key(token: str) -> str:
     return token.lower()
 
 
-@lru_cache(maxsize=65536)
+@lru_cache(maxsize=16384)
 def shape(token: str) -> int:
     """What a token looks like: a strong name, a title word, a number, a lowercase word ..."""
     if not token[0].isalnum():
@@ -354,7 +354,7 @@ def _shapes(words: list[str]) -> list[int]:
     """Shapes of many tokens, remembered across texts (a vocabulary repeats)."""
     shapes = list(map(_SHAPE_CACHE.get, words))
     if None in shapes:
-        if len(_SHAPE_CACHE) > 500_000:  # memory stays flat on huge, varied inputs
+        if len(_SHAPE_CACHE) > 100_000:  # memory stays flat on huge, varied inputs
             _SHAPE_CACHE.clear()
         index = shapes.index(None)
         while True:  # only the new words are looked at
