@@ -137,6 +137,8 @@ LinkValues = tuple[str, str, str, str | None, str | None, str]
 MethodValues = tuple[str, str, str, str, tuple[str, ...], tuple[str, ...]]
 # (slug, score, evidence as "a, b")
 TopicValues = tuple[str, float, str]
+# PaperRows' first fields are the paper's own columns, named as in the `papers` table.
+PAPER_VALUE_COUNT = 11
 
 
 class PaperRows(NamedTuple):
@@ -168,7 +170,7 @@ class PaperRows(NamedTuple):
 
     def paper_values(self) -> tuple[object, ...]:
         """The values of the paper's own columns, id to content_hash."""
-        return self[:11]
+        return self[:PAPER_VALUE_COUNT]
 
     @classmethod
     def from_bundle(cls, bundle: PaperBundle) -> PaperRows:

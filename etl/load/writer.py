@@ -13,22 +13,10 @@ from sqlalchemy import Connection, Table, and_, bindparam, delete, func, select,
 from etl.load import schema as s
 from etl.load.bulk import chunks, insert_rows, select_map, upsert_rows
 from etl.load.search_index import BulkSearchIndex
-from etl.models import PaperRows, Reject, SourceFile, Topic
+from etl.models import PAPER_VALUE_COUNT, PaperRows, Reject, SourceFile, Topic
 
-# The columns of `papers` that a paper's content decides, in the order of `PaperRows`.
-PAPER_COLUMNS = (
-    "id",
-    "venue",
-    "year",
-    "title",
-    "abstract",
-    "abstract_raw",
-    "status",
-    "keywords",
-    "extra",
-    "method_names",
-    "content_hash",
-)
+# The columns of `papers` that a paper's content decides: PaperRows' first fields.
+PAPER_COLUMNS = PaperRows._fields[:PAPER_VALUE_COUNT]
 
 
 def now() -> datetime:
