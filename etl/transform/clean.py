@@ -153,9 +153,6 @@ CODE_RE = re.compile(r"`([^`]{1,300})`")
 TILDE_RE = re.compile(r"~(?<![\w/\ue001]~)(?!/)")
 BRACE_RE = re.compile(r"[{}](?<!\\[{}])")
 SPACE_RE = re.compile(r"[ \t\r\n\u00a0\u2009\u202f]+")
-ODD_SPACES = ("  ", "\n", "\t", "\r", "\u00a0", "\u2009", "\u202f")
-# Characters that mean some markup may be present; text without them skips the markup passes.
-MARKUP_RE = re.compile(r"[\\$*_`{}~]")
 # A command's name: TEXT_COMMAND_RE can match only where this name is one of its commands
 # (the name in the pattern must be followed by `*`, a space or `{`, so it is the whole run).
 COMMAND_NAME_RE = re.compile(r"\\([A-Za-z]+)")
@@ -185,7 +182,8 @@ def clean_text(raw: str) -> str:
 
 
 def has_markup(text: str) -> bool:
-    """Whether a MARKUP_RE character occurs in the text (each looked for with `in`: faster)."""
+    """Whether a character that may start markup occurs; text without one skips the markup
+    passes. Each is looked for with `in`, which is faster than one character-class regex."""
     return (
         "\\" in text
         or "$" in text
@@ -218,7 +216,7 @@ def _clean_once(text: str) -> str:
 
 def fold_spaces(text: str) -> str:
     """Runs of white space as one space, none at the ends (the check first: it is cheaper)."""
-    if (  # ODD_SPACES, each looked for with `in`
+    if (  # what SPACE_RE folds, other than a single space; each looked for with `in`
         "  " in text
         or "\n" in text
         or "\t" in text

@@ -42,7 +42,7 @@ URL_MASK_RE = re.compile(
     r"[^\s<>\"'`{}|\\^\[\]]*"
 )
 # What every URL_MASK_RE match holds ('://' or '.com/'-style, so a slash; or 'www.').
-URL_ANCHORS = ("/", "www.")
+URL_MASK_ANCHORS = ("/", "www.")
 
 STRONG, TITLE, NUM, LOWER, PUNCT, ADJ = range(6)
 NAME_SHAPES = frozenset({STRONG, TITLE, ADJ})  # where a mention may start
@@ -390,7 +390,7 @@ def is_strong(token: str) -> bool:
 
 def _mask_urls(text: str) -> str:
     """The text with each URL_MASK_RE match blanked (`\\x00` then spaces, lengths kept)."""
-    matches = anchored_finditer(URL_MASK_RE, text, URL_ANCHORS)
+    matches = anchored_finditer(URL_MASK_RE, text, URL_MASK_ANCHORS)
     return sub_matches(text, matches, lambda m: "\x00" + " " * (len(m.group(0)) - 1))
 
 
