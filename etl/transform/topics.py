@@ -27,6 +27,8 @@ _ASCII = bytes(range(128))
 # Terms in a trie of words: word -> (the words that may follow, the (slug, term)s ending here).
 # A term's last word is entered in each plural form the text may use.
 Trie = dict[str, tuple["Trie", list[tuple[str, str]]]]
+# Where a text's longest term from a start word ends: start -> (last word, (slug, term)s).
+Matches = dict[int, tuple[int, list[tuple[str, str]]]]
 
 
 @dataclass(frozen=True)
@@ -134,36 +136,57 @@ def term_counts(text: str, taxonomy: Taxonomy) -> dict[str, dict[str, int]]:
     `large language model`), unless the shorter term also occurs on its own elsewhere.
     """
     tokens, lowered = _words(text)
-    count = len(tokens)
-    matches: list[tuple[int, int, str, str]] = []  # (start, end, slug, term)
-    append = matches.append
-    for trie, words in ((taxonomy.words, lowered), (taxonomy.exact, tokens)):
-        if trie is taxonomy.exact and trie.keys().isdisjoint(words):
-            continue  # most texts have no acronym term: one C-level test says so
-        # only the positions where some term can start are looked at
-        for start in compress(range(count), map(trie.__contains__, words)):
-            node, ending = trie[words[start]]
-            end = start
-            while True:
-                for slug, term in ending:
-                    append((start, end, slug, term))
-                end += 1
-                if not node or end >= count:
-                    break
-                entry = node.get(words[end])
-                if entry is None:
-                    break
-                node, ending = entry
+    longest = _longest_matches(taxonomy.words, lowered)
+    # most texts have no acronym term: one C-level test says so
+    if not taxonomy.exact.keys().isdisjoint(tokens):
+        longest = _merged(longest, _longest_matches(taxonomy.exact, tokens))
     found: dict[str, dict[str, int]] = {}
-    longest_end, covered_start = -1, -1
-    for start, end, slug, term in sorted(matches, key=lambda m: (m[0], -m[1])):
-        if end < longest_end or (end == longest_end and start > covered_start):
-            continue  # inside a longer match
-        if end > longest_end:
-            longest_end, covered_start = end, start
-        terms = found.setdefault(slug, {})
-        terms[term] = terms.get(term, 0) + 1
+    longest_end = -1
+    # In reading order, a match that ends where an earlier one ends, or before, is inside it.
+    # (Shorter matches from the same start are inside the longest: they were never kept.)
+    for end, ending in longest.values():
+        if end <= longest_end:
+            continue
+        longest_end = end
+        for slug, term in ending:
+            terms = found.setdefault(slug, {})
+            terms[term] = terms.get(term, 0) + 1
     return found
+
+
+def _longest_matches(trie: Trie, words: list[str]) -> Matches:
+    """Start word -> (last word, the (slug, term)s ending there) of the longest term starting
+    there, in reading order."""
+    count = len(words)
+    found: Matches = {}
+    # only the positions where some term can start are looked at
+    for start in compress(range(count), map(trie.__contains__, words)):
+        node, ending = trie[words[start]]
+        last = start
+        end = start + 1
+        while node and end < count:
+            entry = node.get(words[end])
+            if entry is None:
+                break
+            node, longer = entry
+            if longer:  # a term ends here, not only a prefix of one
+                last, ending = end, longer
+            end += 1
+        if ending:
+            found[start] = (last, ending)
+    return found
+
+
+def _merged(words: Matches, exact: Matches) -> Matches:
+    """Both tries' longest matches per start; where they end together, the word trie's first."""
+    merged = dict(words)
+    for start, (end, ending) in exact.items():
+        known = merged.get(start)
+        if known is None or end > known[0]:
+            merged[start] = (end, ending)
+        elif end == known[0]:
+            merged[start] = (end, known[1] + ending)
+    return dict(sorted(merged.items()))
 
 
 def _words(text: str) -> tuple[list[str], list[str]]:
@@ -181,13 +204,17 @@ def _words(text: str) -> tuple[list[str], list[str]]:
         return spaced.decode("ascii").split(), spaced.lower().decode("ascii").split()
     encoded = text.encode("utf-8", "surrogatepass")
     words = encoded.translate(_NOT_WORD_TO_SPACE).decode("utf-8", "surrogatepass")
-    for char in set(encoded.translate(None, _ASCII).decode("utf-8", "surrogatepass")):
+    others = set(encoded.translate(None, _ASCII).decode("utf-8", "surrogatepass"))
+    for char in others:
         if not WORD_CHAR_RE.match(char):
             words = words.replace(char, " ")
     tokens = words.split()
-    lowered_text = text.lower()
-    if lowered_text == encoded.lower().decode("utf-8", "surrogatepass"):
+    # Lower-casing changes only ASCII letters when no non-ASCII character changes: no
+    # character's lower case starts with itself, so text.lower() differs from the bytes
+    # lower-cased exactly when one does (a test of the few distinct ones, not of the text).
+    if all(char.lower() == char for char in others):
         return tokens, list(map(str.lower, tokens))
+    lowered_text = text.lower()
     lowered = WORD_RE.findall(lowered_text)
     if len(lowered) != len(tokens):  # lower-casing changed the words (rare Unicode)
         lowered = [t.lower() for t in tokens]
@@ -211,9 +238,13 @@ def assign_topics(text: str, taxonomy: Taxonomy) -> tuple[TopicHit, ...]:
     evidence = term_counts(text, taxonomy)
     if not evidence:
         return ()
-    slugs = [slug for slug in evidence if slug in taxonomy.leaves] or list(evidence)
-    leaves = [(score_terms(evidence[slug], taxonomy), slug) for slug in slugs]
-    leaves.sort(key=lambda s: (-s[0], s[1]))
-    best = leaves[0][0]
-    kept = [s for s in leaves[:MAX_TOPICS] if s[0] >= KEEP_RATIO * best]
-    return tuple(TopicHit(slug, round(score, 2), tuple(evidence[slug])) for score, slug in kept)
+    leaves = taxonomy.leaves
+    slugs = [slug for slug in evidence if slug in leaves] or list(evidence)
+    # (-score, slug) pairs sort best first, ties by slug, without a key function
+    ranked = sorted([(-score_terms(evidence[slug], taxonomy), slug) for slug in slugs])
+    least = KEEP_RATIO * -ranked[0][0]
+    return tuple(
+        TopicHit(slug, round(-negated, 2), tuple(evidence[slug]))
+        for negated, slug in ranked[:MAX_TOPICS]
+        if -negated >= least
+    )
