@@ -48,6 +48,7 @@ STRONG, TITLE, NUM, LOWER, PUNCT, ADJ = range(6)
 NAME_SHAPES = frozenset({STRONG, TITLE, ADJ})  # where a mention may start
 SENTENCE_ENDS = frozenset({".", "?", "!", ":", "\x00"})
 BOUNDARIES = SENTENCE_ENDS | {")"}
+HEADING_ENDS = frozenset({".", "?", "!"})
 OPENERS = frozenset({"(", "“", '"', "'", "‘", "["})
 
 # Field-wide acronyms, classes, metrics, units, hardware, platforms: shaped like names, never
@@ -189,6 +190,26 @@ KIND_WORDS = {
     "simulator": "library",
     "checkpoint": "model",
 }
+
+
+def _kinds_by_word() -> dict[str, str]:
+    """The kind of every lower-case word whose `singular_word` is a kind noun (`datasets`,
+    `strategies`): one lookup in place of a call and a lookup per word.
+
+    `singular_word` keeps a lower-case word or drops its `s`, `es` or `ies` (adding `y`), so a
+    noun's only candidates are these four; each is kept if `singular_word` says so.
+    """
+    kinds: dict[str, str] = {}
+    for noun in KIND_WORDS:
+        for form in (noun, noun + "s", noun + "es", noun[:-1] + "ies"):
+            kind = KIND_WORDS.get(singular_word(form))
+            if kind:
+                kinds[form] = kind
+    return kinds
+
+
+# KIND_WORDS.get(singular_word(word)) for a lower-case word: KIND_OF_WORD.get(word).
+KIND_OF_WORD = _kinds_by_word()
 # Nouns after which `, X and Y` lists the named instances (`two algorithms, PDI-CP and JDI-CP`).
 LIST_NOUNS = frozenset(KIND_WORDS) | {w + "s" for w in KIND_WORDS} | {"approaches", "strategies"}
 # Plural nouns after an acronym that make it a class: `pointwise information (PI) measures`.
@@ -291,11 +312,14 @@ FUNCTION_WORDS = frozenset(
 )
 
 
+KEY_IGNORED_RE = re.compile(r"[\s\-_./’']+")  # what method keys leave out
+
+
 @lru_cache(maxsize=16384)
 def method_key(name: str) -> str:
     """Key under which spellings of one artifact merge: case, hyphens, spaces and plurals."""
     text = unicodedata.normalize("NFKC", name).casefold()
-    text = re.sub(r"[\s\-_./’']+", "", text)
+    text = KEY_IGNORED_RE.sub("", text)
     return text[:-1] if len(text) > 3 and text.endswith("s") and not text.endswith("ss") else text
 
 
@@ -417,7 +441,8 @@ class _Text:
 
         In `Deep Residual Learning for Image Recognition` capitals do not mark names.
         """
-        end = next((i for i, w in enumerate(self.words) if w in {".", "?", "!"}), self.n)
+        stops = map(HEADING_ENDS.__contains__, self.words)
+        end = next(compress(range(self.n), stops), self.n)
         words = [
             w
             for w, s in zip(self.words[:end], self.shapes[:end], strict=True)
@@ -601,7 +626,7 @@ class _Finder:
             return False
         if i + 3 < t.n and t.lower[i + 2] in ARTICLES and t.lower[i + 3] in NEW_WORDS:
             return True
-        if i >= 2 and t.words[i - 1] == "," and singular_word(t.lower[i - 2]) in KIND_WORDS:
+        if i >= 2 and t.words[i - 1] == "," and t.lower[i - 2] in KIND_OF_WORD:
             # `a new drift-heavy dataset, X,` or `our (new) benchmark, X,`
             window = t.lower[max(0, i - 9) : i - 2]
             if "our" in window[-4:] or any(
@@ -766,7 +791,7 @@ class _Finder:
         for j in range(i - 1, max(-1, i - 5), -1):
             if t.shapes[j] == PUNCT and t.words[j] != ",":
                 return None
-            kind = KIND_WORDS.get(singular_word(t.lower[j]))
+            kind = KIND_OF_WORD.get(t.lower[j])
             if kind:
                 return kind
         return None
@@ -779,7 +804,7 @@ class _Finder:
             j += 1
         for k in range(j, min(t.n, j + 8)):
             low = t.lower[k]
-            kind = KIND_WORDS.get(singular_word(low))
+            kind = KIND_OF_WORD.get(low)
             if kind:
                 return kind
             if t.shapes[k] == PUNCT or low in OBJECT_STOPS:
@@ -1008,7 +1033,7 @@ class _Finder:
             first > 0
             and t.lower[first - 1] == "the"
             and last + 1 < t.n
-            and singular_word(t.lower[last + 1]) in KIND_WORDS
+            and t.lower[last + 1] in KIND_OF_WORD
             and t.lower[last + 1] not in {"test", "split", "head", "layer", "block"}
         )
 
@@ -1058,7 +1083,7 @@ class _Finder:
         j = last + 1
         while j < t.n and j <= last + 10:
             low = t.lower[j]
-            kind = KIND_WORDS.get(singular_word(low))
+            kind = KIND_OF_WORD.get(low)
             if kind:
                 return kind
             if not (t.shapes[j] in (STRONG, TITLE, NUM) or low in COORDINATORS):
@@ -1067,7 +1092,7 @@ class _Finder:
         j = first - 1
         while j >= 0 and j >= first - 12:
             low = t.lower[j]
-            kind = KIND_WORDS.get(singular_word(low))
+            kind = KIND_OF_WORD.get(low)
             if kind:
                 return kind
             if low == "on" and not (j > 0 and t.lower[j - 1] in {"based", "built", "depends"}):
@@ -1147,9 +1172,9 @@ def _without_version(name: str) -> str:
 
 
 def _kind_from(words: list[str]) -> str | None:
-    """The last kind noun among the words before a name."""
+    """The last kind noun among the (lower-case) words before a name."""
     for word in reversed(words):
-        kind = KIND_WORDS.get(singular_word(word))
+        kind = KIND_OF_WORD.get(word)
         if kind:
             return kind
     return None
