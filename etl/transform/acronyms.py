@@ -226,11 +226,13 @@ def _best_long_form(letters: str, words: list[str]) -> str | None:
         if not char.isalnum():
             s_index -= 1
             continue
-        while l_index >= 0 and (
-            lower[l_index] != char
-            or (s_index == 0 and l_index > 0 and lower[l_index - 1].isalnum())
-        ):
-            l_index -= 1
+        if len(char) != 1:  # `İ` lower-cased is two characters: no one character equals it
+            return None
+        # the last `char` at or before l_index (rfind: -1 if none) ...
+        l_index = lower.rfind(char, 0, l_index + 1)
+        # ... and for the first letter, the last one that starts a word
+        while s_index == 0 and l_index > 0 and lower[l_index - 1].isalnum():
+            l_index = lower.rfind(char, 0, l_index)
         if l_index < 0:
             return None
         l_index -= 1
