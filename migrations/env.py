@@ -1,4 +1,10 @@
-"""Alembic environment: target metadata is etl.load.schema; the URL resolves as for `etl`."""
+"""Alembic environment: target metadata is etl.load.schema; the URL resolves as for `etl`.
+
+The packaged views (sql/views/) are repeatable, like Flyway's `R__` migrations: their files
+always hold the current version, which reads the newest tables. So versioned migrations that
+change a table the views read drop the views, and once an upgrade reaches the head revision
+they are created again from the files.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +12,7 @@ from alembic import context
 from sqlalchemy import Connection
 
 from etl.config import resolve_database_url
-from etl.load.database import create_db_engine
+from etl.load.database import create_db_engine, recreate_views
 from etl.load.schema import include_object, metadata
 
 config = context.config
@@ -22,7 +28,11 @@ def run_with(connection: Connection) -> None:
         compare_type=True,
     )
     with context.begin_transaction():
+        before = context.get_context().get_current_heads()
         context.run_migrations()
+        after = context.get_context().get_current_heads()
+        if after != before and set(after) == set(context.script.get_heads()):
+            recreate_views(connection)
 
 
 def run_migrations_online() -> None:
@@ -35,7 +45,7 @@ def run_migrations_online() -> None:
         "sqlalchemy.url"
     )
     engine = create_db_engine(resolve_database_url(url))
-    with engine.connect() as connection:
+    with engine.begin() as connection:  # one transaction, committed at the end
         run_with(connection)
     engine.dispose()
 

@@ -12,16 +12,16 @@ from tests.conftest import load
 
 TABLE_KEYS = {
     "papers": "id",
-    "paper_sources": "paper_id, source_id, position",
+    "paper_sources": "paper_pk, source_id, position",
     "authors": "name",
-    "paper_authors": "paper_id, position",
+    "paper_authors": "paper_pk, position",
     "methods": "key",
     "method_aliases": "key",
-    "paper_methods": "paper_id, method_id",
-    "acronyms": "paper_id, acronym, expansion",
-    "paper_topics": "paper_id, topic_slug",
+    "paper_methods": "paper_pk, method_id",
+    "acronyms": "paper_pk, acronym, expansion",
+    "paper_topics": "paper_pk, topic_slug",
     "links": "url",
-    "paper_links": "paper_id, link_id",
+    "paper_links": "paper_pk, link_id",
     "topics": "slug",
     "sources": "path",
 }
@@ -115,7 +115,7 @@ def test_changed_source_updates_only_what_changed_and_removes_what_left(
     }
     positions = rows(
         db_url,
-        "SELECT p.abstract, ps.position FROM paper_sources ps JOIN papers p ON p.id = ps.paper_id ORDER BY ps.position",
+        "SELECT p.abstract, ps.position FROM paper_sources ps JOIN papers p ON p.pk = ps.paper_pk ORDER BY ps.position",
     )
     assert [p for _, p in positions] == [3, 5, 7]
     assert scalar(db_url, "SELECT count(*) FROM links") == 1

@@ -9,10 +9,11 @@ from pathlib import Path
 
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
-from sqlalchemy import create_engine, inspect
+from sqlalchemy import create_engine, inspect, text
 
+from etl.load.database import create_db_engine
 from etl.load.schema import include_object, metadata
-from tests.conftest import REPO, load
+from tests.conftest import REPO, fetch, load
 
 sys_alembic = [sys.executable, "-m", "alembic"]
 
@@ -72,3 +73,48 @@ def test_migrations_match_the_schema_definition(db_url: str) -> None:
             assert compare_metadata(context, metadata) == []
     finally:
         engine.dispose()
+
+
+def execute(url: str, *statements: str) -> None:
+    engine = create_db_engine(url)  # as etl connects: foreign keys enforced on SQLite too
+    try:
+        with engine.begin() as connection:
+            for statement in statements:
+                connection.execute(text(statement))
+    finally:
+        engine.dispose()
+
+
+def test_0003_rekeys_child_rows_by_paper_pk_and_back_keeping_every_row(db_url: str) -> None:
+    alembic(db_url, "upgrade", "0002")
+    counts = ", ".join(["0"] * 10)
+    execute(
+        db_url,
+        "INSERT INTO runs (id, started_at, status, sources_loaded, sources_skipped, "
+        "sources_failed, papers_inserted, papers_updated, papers_unchanged, papers_removed, "
+        f"links, methods, rejects) VALUES (1, '2026-01-01', 'succeeded', {counts})",
+        "INSERT INTO papers (pk, id, abstract, abstract_raw, content_hash, created_run_id, "
+        "updated_run_id) VALUES (7, 'pa', 'A.', 'A.', 'h1', 1, 1), (9, 'pb', 'B.', 'B.', 'h2', 1, 1)",
+        "INSERT INTO authors (id, name) VALUES (1, 'Ada'), (2, 'Bo')",
+        "INSERT INTO paper_authors (paper_id, position, author_id) "
+        "VALUES ('pa', 1, 1), ('pa', 2, 2), ('pb', 1, 2)",
+        "INSERT INTO acronyms (paper_id, acronym, expansion) VALUES ('pb', 'GNN', 'graph network')",
+    )
+    alembic(db_url, "upgrade", "head")
+    assert fetch(
+        db_url, "SELECT paper_pk, position, author_id FROM paper_authors ORDER BY 1, 2"
+    ) == [
+        (7, 1, 1),
+        (7, 2, 2),
+        (9, 1, 2),
+    ]
+    assert fetch(db_url, "SELECT acronym, paper_id FROM acronym_glossary") == [("GNN", "pb")]
+    execute(db_url, "DELETE FROM papers WHERE id = 'pa'")  # the new key cascades
+    assert fetch(db_url, "SELECT paper_pk FROM paper_authors") == [(9,)]
+
+    alembic(db_url, "downgrade", "0002")
+    assert fetch(db_url, "SELECT paper_id, position FROM paper_authors") == [("pb", 1)]
+    assert fetch(db_url, "SELECT paper_id, acronym FROM acronyms") == [("pb", "GNN")]
+    assert "acronym_glossary" not in schema(db_url)  # views return with `upgrade head`
+    alembic(db_url, "upgrade", "head")
+    assert fetch(db_url, "SELECT paper_id FROM acronym_glossary") == [("pb",)]

@@ -12,14 +12,14 @@ from tests.corpus import write_corpus
 
 TABLES = {
     "papers": "SELECT id, venue, year, title, abstract, abstract_raw, method_names, content_hash FROM papers",
-    "paper_sources": "SELECT paper_id, position FROM paper_sources",
+    "paper_sources": "SELECT p.id, position FROM paper_sources JOIN papers p ON p.pk = paper_pk",
     "links": "SELECT url, host, kind, repo_owner, repo_name FROM links",
-    "paper_links": "SELECT paper_id, l.url, found_in FROM paper_links JOIN links l ON l.id = link_id",
+    "paper_links": "SELECT p.id, l.url, found_in FROM paper_links JOIN links l ON l.id = link_id JOIN papers p ON p.pk = paper_pk",
     "methods": "SELECT key, name, kind FROM methods",
     "method_aliases": "SELECT a.key, alias, m.key FROM method_aliases a JOIN methods m ON m.id = a.method_id",
-    "paper_methods": "SELECT paper_id, m.key, role, surface FROM paper_methods JOIN methods m ON m.id = method_id",
-    "acronyms": "SELECT paper_id, acronym, expansion FROM acronyms",
-    "paper_topics": "SELECT paper_id, topic_slug, score, evidence FROM paper_topics",
+    "paper_methods": "SELECT p.id, m.key, role, surface FROM paper_methods JOIN methods m ON m.id = method_id JOIN papers p ON p.pk = paper_pk",
+    "acronyms": "SELECT p.id, acronym, expansion FROM acronyms JOIN papers p ON p.pk = paper_pk",
+    "paper_topics": "SELECT p.id, topic_slug, score, evidence FROM paper_topics JOIN papers p ON p.pk = paper_pk",
     "search": "SELECT rowid, title, abstract, method_names FROM papers_fts",
 }
 

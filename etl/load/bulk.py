@@ -25,16 +25,24 @@ def chunks(items: Sequence[Any], size: int = CHUNK) -> Iterable[Sequence[Any]]:
 
 
 def select_map(connection: Connection, key: Any, value: Any, keys: Iterable[Any]) -> dict[Any, Any]:
-    """{key: value} for the rows whose key is in `keys`: one `= ANY(array)` query on PostgreSQL,
-    chunked `IN (...)` lists on SQLite."""
+    """{key: value} for the rows whose key is in `keys`."""
+    return {k: row[0] for k, row in select_rows(connection, key, (value,), keys).items()}
+
+
+def select_rows(
+    connection: Connection, key: Any, values: Sequence[Any], keys: Iterable[Any]
+) -> dict[Any, tuple[Any, ...]]:
+    """{key: (values...)} for the rows whose key is in `keys`: one `= ANY(array)` query on
+    PostgreSQL, chunked `IN (...)` lists on SQLite."""
     wanted = list(dict.fromkeys(keys))
     if connection.dialect.name == "postgresql":
-        sql = f"SELECT {key.name}, {value.name} FROM {key.table.name} WHERE {key.name} = ANY(%s)"
-        return {row[0]: row[1] for row in connection.exec_driver_sql(sql, (wanted,))}
-    found: dict[Any, Any] = {}
+        names = ", ".join(column.name for column in (key, *values))
+        sql = f"SELECT {names} FROM {key.table.name} WHERE {key.name} = ANY(%s)"
+        return {row[0]: tuple(row[1:]) for row in connection.exec_driver_sql(sql, (wanted,))}
+    found: dict[Any, tuple[Any, ...]] = {}
     for part in chunks(wanted):
-        rows = connection.execute(select(key, value).where(key.in_(part)))
-        found.update({row[0]: row[1] for row in rows})
+        rows = connection.execute(select(key, *values).where(key.in_(part)))
+        found.update({row[0]: tuple(row[1:]) for row in rows})
     return found
 
 

@@ -47,14 +47,17 @@ def _key() -> Column[int]:
     return Column("id", SurrogateKey, primary_key=True, autoincrement=True)
 
 
-def _paper_ref() -> Column[str]:
-    """The paper a row belongs to: part of the row's key, deleted with the paper."""
+def _paper_ref() -> Column[int]:
+    """The paper a row belongs to, by its row number: part of the row's key, deleted with the
+    paper. `papers.pk` grows with every insert, so a load appends to the child tables' keys
+    instead of writing all over them (as random content-hash ids would)."""
     return Column(
-        "paper_id",
-        Text,
-        ForeignKey("papers.id", ondelete="CASCADE"),
+        "paper_pk",
+        SurrogateKey,
+        ForeignKey("papers.pk", ondelete="CASCADE"),
         nullable=False,
         primary_key=True,
+        comment="the paper (papers.pk)",
     )
 
 

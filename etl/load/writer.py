@@ -11,12 +11,15 @@ from typing import Any
 from sqlalchemy import Connection, Table, and_, bindparam, delete, func, select, text, update
 
 from etl.load import schema as s
-from etl.load.bulk import chunks, insert_rows, select_map, upsert_rows
+from etl.load.bulk import chunks, insert_rows, select_map, select_rows, upsert_rows
 from etl.load.search_index import BulkSearchIndex
 from etl.models import PAPER_VALUE_COUNT, PaperRows, Reject, SourceFile, Topic
 
 # The columns of `papers` that a paper's content decides: PaperRows' first fields.
 PAPER_COLUMNS = PaperRows._fields[:PAPER_VALUE_COUNT]
+
+RowNumbers = dict[str, int]  # papers.pk by papers.id, for the papers of a batch
+KeyedPaper = tuple[int, PaperRows]  # a paper with its row number
 
 
 def now() -> datetime:
@@ -100,7 +103,7 @@ class SourceLoader:
 
     def _has_provenance(self) -> bool:
         """Whether an earlier run loaded papers from this source."""
-        query = select(s.paper_sources.c.paper_id).where(
+        query = select(s.paper_sources.c.paper_pk).where(
             s.paper_sources.c.source_id == self.source_id
         )
         return self.connection.execute(query.limit(1)).first() is not None
@@ -113,98 +116,109 @@ class SourceLoader:
         if not papers:
             return
         latest = {p.id: p for p in papers}  # a paper twice in a batch: its last version
-        existing = select_map(self.connection, s.papers.c.id, s.papers.c.content_hash, latest)
-        fresh = [p for pid, p in latest.items() if pid not in existing]
+        stored = select_rows(
+            self.connection, s.papers.c.id, (s.papers.c.pk, s.papers.c.content_hash), latest
+        )
+        fresh = [p for pid, p in latest.items() if pid not in stored]
         changed = [
-            p for pid, p in latest.items() if pid in existing and existing[pid] != p.content_hash
+            p for pid, p in latest.items() if pid in stored and stored[pid][1] != p.content_hash
         ]
         self.counts.inserted += len(fresh)
         self.counts.updated += len(changed)
         self.counts.unchanged += len(latest) - len(fresh) - len(changed)
+        pks: RowNumbers = {pid: row[0] for pid, row in stored.items()}
         if fresh:
-            mark = self.search_index.mark()
-            run = (self.run_id, self.run_id)
-            insert_rows(
-                self.connection,
-                s.papers,
-                (*PAPER_COLUMNS, "created_run_id", "updated_run_id"),
-                [(*p.paper_values(), *run) for p in fresh],
-            )
-            self.search_index.index_new(mark)
+            pks.update(self._insert_papers(fresh))
         if changed:
-            self._update_papers(changed)
-        self._write_children([*fresh, *changed])
-        self._write_provenance(papers)
+            self._update_papers(changed, pks)
+        self._write_children([*fresh, *changed], pks)
+        self._write_provenance(papers, pks)
 
-    def _update_papers(self, papers: Sequence[PaperRows]) -> None:
+    def _insert_papers(self, papers: Sequence[PaperRows]) -> RowNumbers:
+        """Insert new papers and index them for search; their row numbers (`papers.pk`)."""
+        mark = self.search_index.mark()
+        run = (self.run_id, self.run_id)
+        insert_rows(
+            self.connection,
+            s.papers,
+            (*PAPER_COLUMNS, "created_run_id", "updated_run_id"),
+            [(*p.paper_values(), *run) for p in papers],
+        )
+        self.search_index.index_new(mark)
+        return select_map(self.connection, s.papers.c.id, s.papers.c.pk, (p.id for p in papers))
+
+    def _update_papers(self, papers: Sequence[PaperRows], pks: RowNumbers) -> None:
         """Rewrite changed papers and drop their derived rows (rewritten next)."""
         rows = [
             {
                 **dict(zip(PAPER_COLUMNS, p.paper_values(), strict=True)),
                 "updated_run_id": self.run_id,
-                "paper_key": p.id,
+                "row_number": pks[p.id],
             }
             for p in papers
         ]
-        columns: dict[str, Any] = {k: bindparam(k) for k in rows[0] if k not in ("id", "paper_key")}
+        columns: dict[str, Any] = {
+            k: bindparam(k) for k in rows[0] if k not in ("id", "row_number")
+        }
         # Keep a title another source gave when this one has none.
         columns["title"] = func.coalesce(bindparam("title"), s.papers.c.title)
-        statement = update(s.papers).where(s.papers.c.id == bindparam("paper_key")).values(columns)
+        statement = update(s.papers).where(s.papers.c.pk == bindparam("row_number")).values(columns)
         self.connection.execute(statement, rows)
-        ids = [p.id for p in papers]
+        changed = [pks[p.id] for p in papers]
         for table in s.PAPER_CHILDREN:
-            for part in chunks(ids):
-                self.connection.execute(delete(table).where(table.c.paper_id.in_(part)))
+            for part in chunks(changed):
+                self.connection.execute(delete(table).where(table.c.paper_pk.in_(part)))
 
-    def _write_children(self, papers: Sequence[PaperRows]) -> None:
+    def _write_children(self, papers: Sequence[PaperRows], pks: RowNumbers) -> None:
         """Authors, links, methods, acronyms and topics of newly written papers."""
         if not papers:
             return
-        self._write_authors(papers)
-        self._write_links(papers)
-        self._write_methods(papers)
-        acronym_rows = dict.fromkeys((p.id, *acronym) for p in papers for acronym in p.acronyms)
+        keyed = [(pks[p.id], p) for p in papers]
+        self._write_authors(keyed)
+        self._write_links(keyed)
+        self._write_methods(keyed)
+        acronym_rows = dict.fromkeys((pk, *acronym) for pk, p in keyed for acronym in p.acronyms)
         insert_rows(
-            self.connection, s.acronyms, ("paper_id", "acronym", "expansion"), list(acronym_rows)
+            self.connection, s.acronyms, ("paper_pk", "acronym", "expansion"), list(acronym_rows)
         )
         insert_rows(
             self.connection,
             s.paper_topics,
-            ("paper_id", "topic_slug", "score", "evidence"),
-            [(p.id, *topic) for p in papers for topic in p.topics],
+            ("paper_pk", "topic_slug", "score", "evidence"),
+            [(pk, *topic) for pk, p in keyed for topic in p.topics],
         )
 
-    def _write_authors(self, papers: Sequence[PaperRows]) -> None:
-        names = {name: (name,) for p in papers for name in p.authors}
+    def _write_authors(self, papers: Sequence[KeyedPaper]) -> None:
+        names = {name: (name,) for _, p in papers for name in p.authors}
         if not names:
             return
         ids = resolve_ids(self.connection, s.authors, ("name",), names)
         rows = [
-            (p.id, position, ids[name])
-            for p in papers
+            (pk, position, ids[name])
+            for pk, p in papers
             for position, name in enumerate(p.authors, 1)
         ]
-        insert_rows(self.connection, s.paper_authors, ("paper_id", "position", "author_id"), rows)
+        insert_rows(self.connection, s.paper_authors, ("paper_pk", "position", "author_id"), rows)
 
-    def _write_links(self, papers: Sequence[PaperRows]) -> None:
-        links = {link[0]: link[:5] for p in papers for link in p.links}
+    def _write_links(self, papers: Sequence[KeyedPaper]) -> None:
+        links = {link[0]: link[:5] for _, p in papers for link in p.links}
         if not links:
             return
         columns = ("url", "host", "kind", "repo_owner", "repo_name")
         ids = resolve_ids(self.connection, s.links, columns, links)
         rows = {
-            (p.id, ids[url]): (p.id, ids[url], found_in)
-            for p in papers
+            (pk, ids[url]): (pk, ids[url], found_in)
+            for pk, p in papers
             for url, *_, found_in in p.links
         }
         insert_rows(
-            self.connection, s.paper_links, ("paper_id", "link_id", "found_in"), list(rows.values())
+            self.connection, s.paper_links, ("paper_pk", "link_id", "found_in"), list(rows.values())
         )
         self.counts.links += len(rows)
 
-    def _write_methods(self, papers: Sequence[PaperRows]) -> None:
+    def _write_methods(self, papers: Sequence[KeyedPaper]) -> None:
         """Methods merge across papers through their alias keys; new ones are created in bulk."""
-        mentions = [(p.id, m) for p in papers for m in p.methods if m[5]]
+        mentions = [(pk, m) for pk, p in papers for m in p.methods if m[5]]
         if not mentions:
             return
         all_keys = {k for _, m in mentions for k in m[5]}
@@ -223,33 +237,34 @@ class SourceLoader:
             created = select_map(self.connection, s.methods.c.key, s.methods.c.id, new_methods)
             known.update({k: created[c] for k, c in canonical.items()})
         aliases: dict[str, tuple[str, str, int]] = {}
-        rows: dict[tuple[str, int], tuple[str, int, str, str]] = {}
-        for paper_id, (name, _kind, role, surface, more_names, keys) in mentions:
+        rows: dict[tuple[int, int], tuple[int, int, str, str]] = {}
+        for pk, (name, _kind, role, surface, more_names, keys) in mentions:
             method_id = next(known[k] for k in keys if k in known)
             for key, alias in zip(keys, (name, *more_names), strict=False):
                 aliases.setdefault(key, (key, alias, method_id))
-            previous = rows.get((paper_id, method_id))
+            previous = rows.get((pk, method_id))
             if previous is None or role == "introduced":
-                rows[(paper_id, method_id)] = (paper_id, method_id, role, surface)
+                rows[(pk, method_id)] = (pk, method_id, role, surface)
         upsert_rows(
             self.connection, s.method_aliases, ("key", "alias", "method_id"), list(aliases.values())
         )
         insert_rows(
             self.connection,
             s.paper_methods,
-            ("paper_id", "method_id", "role", "surface"),
+            ("paper_pk", "method_id", "role", "surface"),
             list(rows.values()),
         )
         self.counts.methods += len(rows)
 
-    def _write_provenance(self, papers: Sequence[PaperRows]) -> None:
+    def _write_provenance(self, papers: Sequence[PaperRows], pks: RowNumbers) -> None:
         """Where each paper was seen; a row seen again is stamped with this run."""
         rows = list(
             {
-                (p.id, p.position): (p.id, self.source_id, p.position, self.run_id) for p in papers
+                (p.id, p.position): (pks[p.id], self.source_id, p.position, self.run_id)
+                for p in papers
             }.values()
         )
-        columns = ("paper_id", "source_id", "position", "run_id")
+        columns = ("paper_pk", "source_id", "position", "run_id")
         if self.first_load:  # nothing to conflict with: a plain insert (COPY on PostgreSQL)
             insert_rows(self.connection, s.paper_sources, columns, rows)
             return
@@ -258,7 +273,7 @@ class SourceLoader:
             s.paper_sources,
             columns,
             rows,
-            conflict=["paper_id", "source_id", "position"],
+            conflict=["paper_pk", "source_id", "position"],
             update=["run_id"],
         )
 
@@ -278,7 +293,7 @@ class SourceLoader:
             s.paper_sources.c.source_id == self.source_id, s.paper_sources.c.run_id != self.run_id
         )
         still_seen = select(1).where(
-            s.paper_sources.c.paper_id == s.papers.c.id,
+            s.paper_sources.c.paper_pk == s.papers.c.pk,
             ~and_(
                 s.paper_sources.c.source_id == self.source_id,
                 s.paper_sources.c.run_id != self.run_id,
@@ -286,7 +301,7 @@ class SourceLoader:
         )
         result = self.connection.execute(
             delete(s.papers).where(
-                s.papers.c.id.in_(select(s.paper_sources.c.paper_id).where(stale)),
+                s.papers.c.pk.in_(select(s.paper_sources.c.paper_pk).where(stale)),
                 ~still_seen.exists(),
             )
         )

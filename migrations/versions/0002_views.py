@@ -4,8 +4,9 @@ Revision ID: 0002
 Revises: 0001
 Create Date: 2026-11-29
 
-Views are replaceable objects: every migration that changes a view, or a table a view reads,
-drops and recreates all of them from the current files with `recreate_views`.
+Views are repeatable objects: sql/views/ holds only their current version, which reads the
+newest tables, so migrations/env.py creates them once an upgrade reaches the head revision.
+Every migration that changes a table a view reads drops them first.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from collections.abc import Sequence
 
 from alembic import op
 
-from etl.load.database import drop_views, recreate_views
+from etl.load.database import drop_views
 
 revision: str = "0002"
 down_revision: str | None = "0001"
@@ -23,7 +24,7 @@ depends_on: str | Sequence[str] | None = None
 
 
 def upgrade() -> None:
-    recreate_views(op.get_bind())
+    drop_views(op.get_bind())  # created after the last migration (migrations/env.py)
 
 
 def downgrade() -> None:

@@ -5,9 +5,9 @@ CREATE VIEW acronym_glossary AS
 SELECT
     a.acronym,
     a.expansion,
-    a.paper_id,
+    p.id AS paper_id,
     p.title,
     p.venue,
     p.year
 FROM acronyms AS a
-JOIN papers AS p ON p.id = a.paper_id;
+JOIN papers AS p ON p.pk = a.paper_pk;

@@ -15,4 +15,4 @@ SELECT
     p.year
 FROM methods AS m
 JOIN paper_methods AS pm ON pm.method_id = m.id
-JOIN papers AS p ON p.id = pm.paper_id;
+JOIN papers AS p ON p.pk = pm.paper_pk;

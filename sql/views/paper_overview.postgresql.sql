@@ -12,11 +12,11 @@ SELECT
     p.abstract,
     (SELECT string_agg(t.name, '; ' ORDER BY pt.score DESC, t.name)
         FROM paper_topics AS pt JOIN topics AS t ON t.slug = pt.topic_slug
-        WHERE pt.paper_id = p.id) AS topics,
+        WHERE pt.paper_pk = p.pk) AS topics,
     (SELECT string_agg(m.name, '; ' ORDER BY pm.role, m.name)
         FROM paper_methods AS pm JOIN methods AS m ON m.id = pm.method_id
-        WHERE pm.paper_id = p.id) AS methods,
+        WHERE pm.paper_pk = p.pk) AS methods,
     (SELECT string_agg(l.url, '; ' ORDER BY l.url)
         FROM paper_links AS pl JOIN links AS l ON l.id = pl.link_id
-        WHERE pl.paper_id = p.id AND l.kind = 'code') AS code_urls
+        WHERE pl.paper_pk = p.pk AND l.kind = 'code') AS code_urls
 FROM papers AS p;

@@ -12,11 +12,11 @@ SELECT
     p.abstract,
     (SELECT group_concat(name, '; ') FROM (
         SELECT t.name FROM paper_topics AS pt JOIN topics AS t ON t.slug = pt.topic_slug
-        WHERE pt.paper_id = p.id ORDER BY pt.score DESC, t.name)) AS topics,
+        WHERE pt.paper_pk = p.pk ORDER BY pt.score DESC, t.name)) AS topics,
     (SELECT group_concat(name, '; ') FROM (
         SELECT m.name FROM paper_methods AS pm JOIN methods AS m ON m.id = pm.method_id
-        WHERE pm.paper_id = p.id ORDER BY pm.role, m.name)) AS methods,
+        WHERE pm.paper_pk = p.pk ORDER BY pm.role, m.name)) AS methods,
     (SELECT group_concat(url, '; ') FROM (
         SELECT l.url FROM paper_links AS pl JOIN links AS l ON l.id = pl.link_id
-        WHERE pl.paper_id = p.id AND l.kind = 'code' ORDER BY l.url)) AS code_urls
+        WHERE pl.paper_pk = p.pk AND l.kind = 'code' ORDER BY l.url)) AS code_urls
 FROM papers AS p;

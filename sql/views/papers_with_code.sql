@@ -15,6 +15,6 @@ SELECT
     l.repo_name,
     pl.found_in
 FROM papers AS p
-JOIN paper_links AS pl ON pl.paper_id = p.id
+JOIN paper_links AS pl ON pl.paper_pk = p.pk
 JOIN links AS l ON l.id = pl.link_id
 WHERE l.kind = 'code';

@@ -13,11 +13,11 @@ WITH RECURSIVE topic_ancestors (slug, ancestor) AS (
     WHERE t.parent_slug IS NOT NULL
 ),
 members AS (
-    SELECT DISTINCT ta.ancestor AS slug, pt.paper_id
+    SELECT DISTINCT ta.ancestor AS slug, pt.paper_pk
     FROM paper_topics AS pt JOIN topic_ancestors AS ta ON ta.slug = pt.topic_slug
 ),
 with_code AS (
-    SELECT DISTINCT pl.paper_id
+    SELECT DISTINCT pl.paper_pk
     FROM paper_links AS pl JOIN links AS l ON l.id = pl.link_id
     WHERE l.kind = 'code'
 ),
@@ -25,8 +25,8 @@ counts AS (
     SELECT
         m.slug,
         COUNT(*) AS papers,
-        COUNT(wc.paper_id) AS papers_with_code
-    FROM members AS m LEFT JOIN with_code AS wc ON wc.paper_id = m.paper_id
+        COUNT(wc.paper_pk) AS papers_with_code
+    FROM members AS m LEFT JOIN with_code AS wc ON wc.paper_pk = m.paper_pk
     GROUP BY m.slug
 )
 SELECT

@@ -4,7 +4,7 @@
 -- column share_with_code: papers_with_code / papers, from 0 to 1
 CREATE VIEW venue_summary AS
 WITH with_code AS (
-    SELECT DISTINCT pl.paper_id
+    SELECT DISTINCT pl.paper_pk
     FROM paper_links AS pl JOIN links AS l ON l.id = pl.link_id
     WHERE l.kind = 'code'
 )
@@ -12,8 +12,8 @@ SELECT
     p.venue,
     p.year,
     COUNT(*) AS papers,
-    COUNT(wc.paper_id) AS papers_with_code,
-    ROUND(1.0 * COUNT(wc.paper_id) / COUNT(*), 4) AS share_with_code
+    COUNT(wc.paper_pk) AS papers_with_code,
+    ROUND(1.0 * COUNT(wc.paper_pk) / COUNT(*), 4) AS share_with_code
 FROM papers AS p
-LEFT JOIN with_code AS wc ON wc.paper_id = p.id
+LEFT JOIN with_code AS wc ON wc.paper_pk = p.pk
 GROUP BY p.venue, p.year;
