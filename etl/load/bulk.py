@@ -8,10 +8,11 @@ Table and column names here always come from the schema module, never from input
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from sqlalchemy import Connection, Table, select
+from sqlalchemy import Connection, Table
 
 CHUNK = 900  # ids per IN (...) list: well under every backend's bound-parameter limit
 
@@ -32,18 +33,20 @@ def select_map(connection: Connection, key: Any, value: Any, keys: Iterable[Any]
 def select_rows(
     connection: Connection, key: Any, values: Sequence[Any], keys: Iterable[Any]
 ) -> dict[Any, tuple[Any, ...]]:
-    """{key: (values...)} for the rows whose key is in `keys`: one `= ANY(array)` query on
-    PostgreSQL, chunked `IN (...)` lists on SQLite."""
+    """{key: (values...)} for the rows whose key is in `keys`, in one query: the keys are bound
+    as one array on PostgreSQL (`= ANY(%s)`), as one JSON array on SQLite (`json_each`)."""
     wanted = list(dict.fromkeys(keys))
+    names = ", ".join(column.name for column in (key, *values))
     if connection.dialect.name == "postgresql":
-        names = ", ".join(column.name for column in (key, *values))
         sql = f"SELECT {names} FROM {key.table.name} WHERE {key.name} = ANY(%s)"
-        return {row[0]: tuple(row[1:]) for row in connection.exec_driver_sql(sql, (wanted,))}
-    found: dict[Any, tuple[Any, ...]] = {}
-    for part in chunks(wanted):
-        rows = connection.execute(select(key, *values).where(key.in_(part)))
-        found.update({row[0]: tuple(row[1:]) for row in rows})
-    return found
+        rows = connection.exec_driver_sql(sql, (wanted,))
+    else:
+        sql = (
+            f"SELECT {names} FROM {key.table.name} "
+            f"WHERE {key.name} IN (SELECT value FROM json_each(?))"
+        )
+        rows = connection.exec_driver_sql(sql, (json.dumps(wanted),))
+    return {row[0]: tuple(row[1:]) for row in rows}
 
 
 def insert_rows(
