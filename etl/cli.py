@@ -1,4 +1,9 @@
-"""The `etl` command: thin click wrappers over the library; errors become `Error: ...`."""
+"""The `etl` command: thin click wrappers over the library; errors become `Error: ...`.
+
+Commands import the library (SQLAlchemy, Alembic) when they run, not with this module: the
+transform's worker processes start by importing the main script (multiprocessing's `spawn`),
+which for the `etl` command is this module, and each would otherwise carry all of it.
+"""
 
 from __future__ import annotations
 
@@ -20,12 +25,12 @@ from rich.progress import (
     TimeElapsedColumn,
 )
 
-from etl import __version__, read
+from etl import __version__
 from etl.config import mask_url, resolve_database_url
 from etl.errors import EtlError
 from etl.models import RunReport
 from etl.output import FORMATS, render
-from etl.pipeline import RunOptions, default_workers, run
+from etl.parallel import default_workers
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -125,6 +130,8 @@ def run_command(
     Exit status: 0 all loaded; 1 error, nothing loaded; 3 loaded, but some files failed or
     records were rejected (see the `rejects` table).
     """
+    from etl.pipeline import RunOptions, run
+
     signal.signal(signal.SIGTERM, _interrupt)
     options = RunOptions(
         paths=paths,
@@ -210,6 +217,8 @@ def search_command(query: str, limit: int, database: str | None, fmt: str) -> No
 
     Words are ANDed; "quoted phrases" match exactly; OR between words; -word excludes.
     """
+    from etl import read
+
     engine = read.open_reader(resolve_database_url(database))
     try:
         rows = read.search(engine, query, limit)
@@ -231,6 +240,8 @@ def query_command(sql: str, database: str | None, fmt: str) -> None:
 
     Example: etl query "SELECT * FROM papers_with_code"
     """
+    from etl import read
+
     engine = read.open_reader(resolve_database_url(database))
     try:
         rows = read.run_query(engine, sql)
@@ -243,6 +254,8 @@ def query_command(sql: str, database: str | None, fmt: str) -> None:
 @format_option
 def views_command(fmt: str) -> None:
     """List the packaged SQL views with their descriptions."""
+    from etl import read
+
     render(read.views(), fmt, Console(highlight=False))
 
 
@@ -252,6 +265,8 @@ def views_command(fmt: str) -> None:
 @handle_errors
 def stats_command(database: str | None, fmt: str) -> None:
     """Counts per table, per venue and per topic, and the last run."""
+    from etl import read
+
     url = resolve_database_url(database)
     engine = read.open_reader(url)
     try:

@@ -1,11 +1,12 @@
-"""Where the database is: `--db`, else ETL_DATABASE_URL, else sqlite:///papers.db here."""
+"""Where the database is: `--db`, else ETL_DATABASE_URL, else sqlite:///papers.db here.
+
+SQLAlchemy is imported only when a URL is parsed: the CLI imports this module, and the
+transform's worker processes import the CLI (see etl/cli.py), so it stays light.
+"""
 
 from __future__ import annotations
 
 import os
-
-from sqlalchemy.engine import make_url
-from sqlalchemy.exc import ArgumentError
 
 from etl.errors import DatabaseError
 
@@ -15,6 +16,9 @@ ENV_VAR = "ETL_DATABASE_URL"
 
 def resolve_database_url(given: str | None = None) -> str:
     """The database URL to use, with `postgresql://` mapped to the psycopg 3 driver."""
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import ArgumentError
+
     url = given or os.environ.get(ENV_VAR) or DEFAULT_DATABASE_URL
     if "://" not in url and not url.startswith("sqlite:"):
         url = f"sqlite:///{url}"  # a bare file path
@@ -34,6 +38,9 @@ def resolve_database_url(given: str | None = None) -> str:
 
 def mask_url(url: str) -> str:
     """The URL with any password replaced by ***, for messages and logs."""
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import ArgumentError
+
     try:
         return make_url(url).render_as_string(hide_password=True)
     except ArgumentError:

@@ -8,13 +8,14 @@ import json
 import re
 from datetime import date, datetime
 from decimal import Decimal
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from etl.read import Rows
+if TYPE_CHECKING:
+    from etl.read import Rows
 
 FORMATS = ("table", "json", "csv")
 

@@ -23,6 +23,11 @@ Result = tuple[list[PaperRows], list[Reject]]
 Timer = Callable[[float], None]  # told the seconds spent transforming (or waiting for workers)
 
 
+def default_workers() -> int:
+    """The machine's cores."""
+    return os.cpu_count() or 1
+
+
 class TransformPool:
     """Runs the transform inline, or in worker processes once a run has several batches."""
 
@@ -34,7 +39,7 @@ class TransformPool:
         self.batches_seen = 0
 
     def transform(self, batches: Iterable[Batch], timer: Timer) -> Iterator[Result]:
-        """Transformed batches in input order; workers keep at most 2 batches each in flight."""
+        """Transformed batches in input order; one batch more than there are workers in flight."""
         pending: list[Future[Result]] = []
         for batch in batches:
             self.batches_seen += 1
@@ -46,7 +51,7 @@ class TransformPool:
                 yield result
                 continue
             pending.append(executor.submit(transform_batch, batch, None))
-            while len(pending) >= 2 * self.workers:
+            while len(pending) > self.workers:
                 yield _wait(pending.pop(0), timer)
         while pending:
             yield _wait(pending.pop(0), timer)

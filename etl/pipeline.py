@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import os
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack
@@ -238,8 +237,3 @@ def _report(run_id: int, status: str, totals: _Totals, started: float, database:
         stage_seconds=dict(totals.stages),
         database=database,
     )
-
-
-def default_workers() -> int:
-    """The machine's cores."""
-    return os.cpu_count() or 1
