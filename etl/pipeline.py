@@ -22,7 +22,7 @@ from etl.transform import Taxonomy, load_taxonomy
 
 # Bump when the transform's output changes, so unchanged sources are re-read once.
 TRANSFORM_VERSION = "1"
-BATCH_SIZE = 1000  # records per batch: 2 batches per worker in flight keep memory flat
+BATCH_SIZE = 1000  # records per batch; one batch more than there are workers is in flight
 
 ProgressCallback = Callable[[str, int], None]  # (event, count): "source" or "records"
 

@@ -21,7 +21,7 @@ from etl.config import mask_url
 from etl.errors import DatabaseError
 
 SQLITE_BUSY_TIMEOUT_MS = 30_000
-SQLITE_CACHE_KIB = 32768
+SQLITE_CACHE_KIB = 32 * 1024
 
 
 def package_dir(package: str, fallback: str) -> Path:
