@@ -23,8 +23,9 @@ import string
 import unicodedata
 from bisect import bisect_left
 from functools import lru_cache
-from itertools import accumulate, compress
+from itertools import accumulate, chain, compress
 from operator import sub
+from typing import Any
 
 from etl.models import Acronym, MethodMention
 from etl.transform.acronyms import Definition, acronym_definitions, singular_word
@@ -418,23 +419,83 @@ def _mask_urls(text: str) -> str:
     return sub_matches(text, matches, lambda m: "\x00" + " " * (len(m.group(0)) - 1))
 
 
+# A run of spaces: a text is cut at its first space (the rest start the next piece).
+PIECE_SPLIT_RE = re.compile(r"(?<! ) ")
+TOKEN_FIELDS = 4  # per token in a piece's tuple: the token, its lower case, shape and advance
+Piece = tuple[str | int, ...]
+
+
+class _PieceTokens(dict[str, Piece]):
+    """A piece of text between spaces -> for each of its tokens, in one flat tuple: the token,
+    its lower case, its shape, and its advance: how far it reaches past the previous token (its
+    length with the white space before it; the first token counts the space before the piece).
+
+    Filled as pieces are first seen, remembered across texts (a vocabulary repeats).
+    """
+
+    def __missing__(self, piece: str) -> Piece:
+        if len(self) > 100_000:  # memory stays flat on huge, varied inputs
+            self.clear()
+        spaced: list[str] = SPACED_TOKEN_RE.findall(" " + piece)
+        words = list(map(str.lstrip, spaced))
+        fields = zip(words, map(str.lower, words), _shapes(words), map(len, spaced), strict=True)
+        tokens = self[piece] = tuple(chain.from_iterable(fields))
+        return tokens
+
+
+_PIECE_TOKENS = _PieceTokens()
+
+
 class _Text:
     """A text's tokens with their shapes, positions and sentence starts."""
+
+    words: list[str]
+    lower: list[str]
+    shapes: list[int]
+    ends: list[int]
 
     def __init__(self, text: str):
         masked = _mask_urls(text) if "/" in text else text
         self.text = text
+        if not self._tokenize_pieces(masked):
+            self._tokenize(masked)
+        self.starts: list[int] = list(map(sub, self.ends, map(len, self.words)))
+        self.n = len(self.words)
+        self.initial = self._sentence_starts()
+        self.heading_end = self._heading_end()
+
+    def _tokenize(self, masked: str) -> None:
+        """Words, where they end, their lower case and shapes, from one pass of the tokenizer."""
         # Each token with the white space before it: the words are those stripped, and where
         # they end adds up (no Match objects to make and read).
         spaced: list[str] = SPACED_TOKEN_RE.findall(masked)
         self.words = words = list(map(str.lstrip, spaced))
-        self.ends = ends = list(accumulate(map(len, spaced)))
-        self.starts: list[int] = list(map(sub, ends, map(len, words)))
+        self.ends = list(accumulate(map(len, spaced)))
         self.lower = list(map(str.lower, words))
         self.shapes = _shapes(words)
-        self.n = len(words)
-        self.initial = self._sentence_starts()
-        self.heading_end = self._heading_end()
+
+    def _tokenize_pieces(self, masked: str) -> bool:
+        """What `_tokenize` finds, read from the text's pieces between spaces, each tokenized
+        once (see `_PieceTokens`): a text is mostly pieces seen before. False, with nothing
+        set, when a piece before the text's trailing white space holds no token or ends in
+        white space: its length would be lost.
+
+        No token holds a space, and the tokenizer looks at nothing past one, so the text's
+        tokens are its pieces' tokens in order. What no token covers is white space; when it
+        is all at the end, the tokens' advances add up to the length of the stripped text.
+        """
+        pieces = masked.split(" ") if "  " not in masked else PIECE_SPLIT_RE.split(masked)
+        fields: list[Any] = list(chain.from_iterable(map(_PIECE_TOKENS.__getitem__, pieces)))
+        # the first piece has no space before it: where tokens end starts from -1
+        ends = list(accumulate(fields[3::TOKEN_FIELDS], initial=-1))
+        if ends[-1] != len(masked.rstrip()):
+            return False
+        del ends[0]
+        self.ends = ends
+        self.words = fields[0::TOKEN_FIELDS]
+        self.lower = fields[1::TOKEN_FIELDS]
+        self.shapes = fields[2::TOKEN_FIELDS]
+        return True
 
     def _heading_end(self) -> int:
         """Where a Title-Cased first sentence (a paper title) ends, or 0 if there is none.

@@ -1,0 +1,34 @@
+"""Fast paths of the transform give what the general paths give."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from etl.transform.methods import _Text
+
+# Letters, digits, joiners, quotes, possessives, brackets and several kinds of white space.
+PIECES = st.sampled_from([*"aB7-.+@/'’sS(),éΣ_", " ", " ", "  ", "\x0b", "\u2003", "\x00"])
+
+
+def tokens(t: _Text) -> tuple[list[str], list[str], list[int], list[int]]:
+    return t.words, t.lower, t.shapes, t.ends
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(PIECES, max_size=30).map("".join))
+def test_tokens_from_pieces_are_the_tokens_of_the_text(text: str) -> None:
+    general = _Text.__new__(_Text)
+    general._tokenize(text)
+    pieces = _Text.__new__(_Text)
+    if pieces._tokenize_pieces(text):  # (when it cannot, the general path is taken)
+        assert tokens(pieces) == tokens(general)
+
+
+def test_pieces_read_texts_with_runs_of_spaces_and_trailing_space() -> None:
+    for text in ["a  b", "x \x00   y, z  ", "LLaMA-3.1's (CNN/DailyMail)  "]:
+        general = _Text.__new__(_Text)
+        general._tokenize(text)
+        pieces = _Text.__new__(_Text)
+        assert pieces._tokenize_pieces(text)
+        assert tokens(pieces) == tokens(general)
