@@ -11,8 +11,8 @@ from etl.transform.methods import _Text
 PIECES = st.sampled_from([*"aB7-.+@/'’sS(),éΣ_", " ", " ", "  ", "\x0b", "\u2003", "\x00"])
 
 
-def tokens(t: _Text) -> tuple[list[str], list[str], list[int], list[int]]:
-    return t.words, t.lower, t.shapes, t.ends
+def tokens(t: _Text) -> tuple[list[object], ...]:
+    return t.words, t.lower, t.shapes, t.ends, t.cues, t.name_shaped, t.boundaries
 
 
 @settings(max_examples=400, deadline=None)

@@ -421,14 +421,17 @@ def _mask_urls(text: str) -> str:
 
 # A run of spaces: a text is cut at its first space (the rest start the next piece).
 PIECE_SPLIT_RE = re.compile(r"(?<! ) ")
-TOKEN_FIELDS = 4  # per token in a piece's tuple: the token, its lower case, shape and advance
+# Per token in a piece's tuple: the token, its lower case, shape, advance, and whether it may
+# cue an introduced name, start a mention, or end a sentence (see `_Text`).
+TOKEN_FIELDS = 7
 Piece = tuple[str | int, ...]
 
 
 class _PieceTokens(dict[str, Piece]):
     """A piece of text between spaces -> for each of its tokens, in one flat tuple: the token,
-    its lower case, its shape, and its advance: how far it reaches past the previous token (its
-    length with the white space before it; the first token counts the space before the piece).
+    its lower case, its shape, its advance: how far it reaches past the previous token (its
+    length with the white space before it; the first token counts the space before the piece),
+    and the three flags of `_flags`.
 
     Filled as pieces are first seen, remembered across texts (a vocabulary repeats).
     """
@@ -438,12 +441,27 @@ class _PieceTokens(dict[str, Piece]):
             self.clear()
         spaced: list[str] = SPACED_TOKEN_RE.findall(" " + piece)
         words = list(map(str.lstrip, spaced))
-        fields = zip(words, map(str.lower, words), _shapes(words), map(len, spaced), strict=True)
+        lower = list(map(str.lower, words))
+        shapes = _shapes(words)
+        flags = _flags(words, lower, shapes)
+        fields = zip(words, lower, shapes, map(len, spaced), *flags, strict=True)
         tokens = self[piece] = tuple(chain.from_iterable(fields))
         return tokens
 
 
 _PIECE_TOKENS = _PieceTokens()
+
+
+def _flags(
+    words: list[str], lower: list[str], shapes: list[int]
+) -> tuple[list[bool], list[bool], list[bool]]:
+    """Per token: whether it may cue an introduced name (a trigger word or a comma), start a
+    mention (its shape), or end a sentence."""
+    return (
+        list(map(TRIGGERS_AND_COMMA.__contains__, lower)),
+        list(map(NAME_SHAPES.__contains__, shapes)),
+        list(map(BOUNDARIES.__contains__, words)),
+    )
 
 
 class _Text:
@@ -453,6 +471,10 @@ class _Text:
     lower: list[str]
     shapes: list[int]
     ends: list[int]
+    # per token: a trigger word or comma, a shape that may start a mention, a sentence end
+    cues: list[bool]
+    name_shaped: list[bool]
+    boundaries: list[bool]
 
     def __init__(self, text: str):
         masked = _mask_urls(text) if "/" in text else text
@@ -471,8 +493,9 @@ class _Text:
         spaced: list[str] = SPACED_TOKEN_RE.findall(masked)
         self.words = words = list(map(str.lstrip, spaced))
         self.ends = list(accumulate(map(len, spaced)))
-        self.lower = list(map(str.lower, words))
-        self.shapes = _shapes(words)
+        self.lower = lower = list(map(str.lower, words))
+        self.shapes = shapes = _shapes(words)
+        self.cues, self.name_shaped, self.boundaries = _flags(words, lower, shapes)
 
     def _tokenize_pieces(self, masked: str) -> bool:
         """What `_tokenize` finds, read from the text's pieces between spaces, each tokenized
@@ -495,6 +518,9 @@ class _Text:
         self.words = fields[0::TOKEN_FIELDS]
         self.lower = fields[1::TOKEN_FIELDS]
         self.shapes = fields[2::TOKEN_FIELDS]
+        self.cues = fields[4::TOKEN_FIELDS]
+        self.name_shaped = fields[5::TOKEN_FIELDS]
+        self.boundaries = fields[6::TOKEN_FIELDS]
         return True
 
     def _heading_end(self) -> int:
@@ -516,7 +542,7 @@ class _Text:
         """True where capitalisation is forced: text start, after `.`, `?`, `!`, `:` or `1)`."""
         words, n, lower = self.words, len(self.words), self.lower
         initial = [False] * n
-        ends = compress(range(n), map(BOUNDARIES.__contains__, words))
+        ends = compress(range(n), self.boundaries)
         for i in [-1, *ends]:
             if i >= 0:
                 word = words[i]
@@ -637,7 +663,7 @@ class _Finder:
         n = t.n
         lower = t.lower
         candidates: list[int] = []  # in order, each once
-        for hit in compress(range(n), map(TRIGGERS_AND_COMMA.__contains__, lower)):
+        for hit in compress(range(n), t.cues):
             if lower[hit] != ",":
                 candidates.append(hit)
             # a strong name before a comma, three tokens or more from the end (once: an
@@ -944,7 +970,7 @@ class _Finder:
         masked = self.masked
         n, shapes, words, lower, initial = t.n, t.shapes, t.words, t.lower, t.initial
         done = -1
-        for i in compress(range(n), map(NAME_SHAPES.__contains__, shapes)):
+        for i in compress(range(n), t.name_shaped):
             if i <= done or masked[i]:
                 continue
             if shapes[i] == ADJ:
