@@ -13,7 +13,7 @@ from sqlalchemy import create_engine, inspect, text
 
 from etl.load.database import create_db_engine
 from etl.load.schema import include_object, metadata
-from tests.conftest import REPO, fetch, load
+from tests.conftest import REPO, fetch, fetch_one, load
 
 sys_alembic = [sys.executable, "-m", "alembic"]
 
@@ -118,3 +118,21 @@ def test_0003_rekeys_child_rows_by_paper_pk_and_back_keeping_every_row(db_url: s
     assert "acronym_glossary" not in schema(db_url)  # views return with `upgrade head`
     alembic(db_url, "upgrade", "head")
     assert fetch(db_url, "SELECT paper_id FROM acronym_glossary") == [("pb",)]
+
+
+def search_vector_storage(url: str) -> object:
+    return fetch_one(
+        url,
+        "SELECT attstorage FROM pg_attribute "
+        "WHERE attrelid = 'papers'::regclass AND attname = 'search_vector'",
+    )
+
+
+def test_0004_keeps_search_vectors_in_the_row_on_postgres(postgres_url: str, seeds: Path) -> None:
+    load(postgres_url, seeds)
+    assert search_vector_storage(postgres_url) == "m"  # MAIN: in the row, compressed if need be
+    alembic(postgres_url, "downgrade", "0003")
+    assert search_vector_storage(postgres_url) == "x"  # EXTENDED, PostgreSQL's default
+    alembic(postgres_url, "upgrade", "head")
+    assert search_vector_storage(postgres_url) == "m"
+    assert fetch(postgres_url, "SELECT count(*) FROM papers_with_code")[0][0] == 10
