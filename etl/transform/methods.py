@@ -22,9 +22,9 @@ import re
 import string
 import unicodedata
 from bisect import bisect_left
-from functools import lru_cache
+from functools import lru_cache, reduce
 from itertools import accumulate, chain, compress
-from operator import sub
+from operator import iadd, sub
 from typing import Any
 
 from etl.models import Acronym, MethodMention
@@ -324,6 +324,7 @@ def method_key(name: str) -> str:
     return text[:-1] if len(text) > 3 and text.endswith("s") and not text.endswith("ss") else text
 
 
+@lru_cache(maxsize=16384)
 def generic_key(token: str) -> str:
     """A token compared with the generic lists: lower case, possessive and plural `s` removed."""
     if token.endswith(("'s", "’s")):
@@ -508,7 +509,9 @@ class _Text:
         is all at the end, the tokens' advances add up to the length of the stripped text.
         """
         pieces = masked.split(" ") if "  " not in masked else PIECE_SPLIT_RE.split(masked)
-        fields: list[Any] = list(chain.from_iterable(map(_PIECE_TOKENS.__getitem__, pieces)))
+        # the pieces' tuples added to one list (`+=` copies a tuple at once; chain() goes item
+        # by item)
+        fields: list[Any] = reduce(iadd, map(_PIECE_TOKENS.__getitem__, pieces), [])
         # the first piece has no space before it: where tokens end starts from -1
         ends = list(accumulate(fields[3::TOKEN_FIELDS], initial=-1))
         if ends[-1] != len(masked.rstrip()):
@@ -562,13 +565,13 @@ class _Text:
                 initial[j] = True
         return initial
 
-    @property
-    def lowercase_words(self) -> frozenset[str]:
-        """Words the text also writes in lower case: `Using` is ordinary if `using` occurs."""
-        cached: frozenset[str] | None = getattr(self, "_lowercase", None)
-        if cached is None:
-            cached = self._lowercase = frozenset(filter(str.islower, self.words))
-        return cached
+    def writes_in_lower_case(self, low: str) -> bool:
+        """Whether a lower-case word occurs as written: `Using` is ordinary if `using` occurs.
+
+        (A text asks this once at most, mostly never: one look through the words is cheaper
+        than a set of them.)
+        """
+        return low.islower() and low in self.words
 
     def span(self, first: int, last: int) -> str:
         """The text from token `first` to token `last`, as written."""
@@ -1052,7 +1055,7 @@ class _Finder:
         low = self.t.lower[i]
         if low in INITIAL_STOPWORDS or low.endswith(("ing", "ed", "ly")):
             return True
-        return low in self.t.lowercase_words
+        return self.t.writes_in_lower_case(low)
 
     def _judge_chunk(self, first: int, last: int) -> None:
         """Decide whether a run of name words is a mentioned artifact."""
@@ -1249,6 +1252,7 @@ def _masked_tokens(t: _Text, definitions: tuple[Definition, ...]) -> list[bool]:
     return masked
 
 
+@lru_cache(maxsize=16384)
 def _without_version(name: str) -> str:
     """`PostgreSQL 16` -> `PostgreSQL`, `LLaVA-1.5-13B` -> `LLaVA-1.5`: a version or size."""
     head, _, tail = name.rpartition(" ")
@@ -1267,6 +1271,7 @@ def _kind_from(words: list[str]) -> str | None:
     return None
 
 
+@lru_cache(maxsize=16384)
 def _kind_of_name(name: str) -> str:
     """A kind guessed from the name itself: `SNS-Bench` is a benchmark, `SignSGD` an optimizer."""
     low = name.lower()
