@@ -202,11 +202,11 @@ def bench_postgres(bench: Bench, repeats: int, server: str, keep: bool) -> list[
         etl.samples.append(bench.etl_run(recreate_database(server, PG_ETL_DB)))
         baseline.samples.append(bench.pg_copy(recreate_database(server, PG_COPY_DB)))
         print(f"  postgres repeat {i + 1}/{repeats}: {progress(etl, baseline)}", flush=True)
-    recreate_database(server, PG_COPY_DB, drop_only=True)
     if keep:
-        print(f"  kept the last etl-loaded database: {server}/{PG_ETL_DB}")
+        print(f"  kept the last loaded databases: {server}/{PG_ETL_DB} and {PG_COPY_DB}")
     else:
         recreate_database(server, PG_ETL_DB, drop_only=True)
+        recreate_database(server, PG_COPY_DB, drop_only=True)
     etl_summary("last Postgres etl run", etl)
     return [etl, baseline]
 
@@ -255,7 +255,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         default=os.environ.get("BENCH_PG_SERVER", DEFAULT_PG_SERVER),
         help=f"server URL without a database (default {DEFAULT_PG_SERVER})",
     )
-    add("--keep", action="store_true", help=f"keep the etl-loaded Postgres db {PG_ETL_DB}")
+    add("--keep", action="store_true", help=f"keep the Postgres dbs {PG_ETL_DB} and {PG_COPY_DB}")
     add("--timeout", type=float, help="kill any single command after this many seconds")
     add("--json", type=Path, help="also write the results as JSON to this file")
     return parser.parse_args(argv)

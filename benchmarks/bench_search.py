@@ -2,6 +2,7 @@
 
 Usage: python benchmarks/bench_search.py DATABASE [--queries 1000] [--limit 10] [--seed 1]
                                          [--warmup 50] [--rev REV] [--json OUT]
+                                         [--bare-database URL]
 
 DATABASE is a SQLite file path (or sqlite:/// URL) or a postgresql+psycopg:// URL of a
 database loaded by `etl run`. Queries are 1-3 consecutive words from abstracts sampled
@@ -9,6 +10,9 @@ deterministically from the database itself. Per query, in alternating order, it 
   SQLite:   bare `papers_fts MATCH ? ORDER BY bm25(papers_fts) LIMIT 10` (sqlite3, rowids only)
   Postgres: bare `websearch_to_tsquery` + `ts_rank` top 10 over papers.search_vector (psycopg)
   both:     etl.read.search(engine, query, limit), in-process (SQLAlchemy, ranks + snippets).
+`--bare-database` runs the bare Postgres query against another database holding a `papers`
+table with `id` and `search_vector`, such as the COPY baseline `bench_load.py --postgres
+--keep` leaves (`bench_copy`): the ranked query as one would write it over a plain table.
 """
 
 from __future__ import annotations
@@ -53,6 +57,11 @@ Timed = Callable[[str], int]
 def database_url(target: str) -> str:
     """A SQLAlchemy URL for a path or URL given on the command line."""
     return target if "://" in target else f"sqlite:///{Path(target).resolve()}"
+
+
+def database_name(url: str) -> str:
+    """The database part of a URL, for messages."""
+    return url.rsplit("/", 1)[-1]
 
 
 def draw_queries(engine: Engine, count: int, seed: int) -> list[str]:
@@ -181,6 +190,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--warmup", type=int, default=50, help="untimed queries first (default 50)")
     parser.add_argument("--rev", help="search with this git revision of etl (a snapshot)")
     parser.add_argument("--json", type=Path, help="also write the results as JSON to this file")
+    parser.add_argument(
+        "--bare-database",
+        help="Postgres only: run the bare query on this database (default: DATABASE)",
+    )
     return parser.parse_args(argv)
 
 
@@ -199,7 +212,10 @@ def main(argv: list[str] | None = None) -> int:
             "bare FTS5 bm25",
         )
     else:
-        bare, bare_arg, bare_name = postgres_bare(url, args.limit), str, "bare ts_rank"
+        bare_url = args.bare_database or url
+        bare, bare_arg, bare_name = postgres_bare(bare_url, args.limit), str, "bare ts_rank"
+        if args.bare_database:
+            print(f"bare query on {database_name(bare_url)}, the library on {database_name(url)}")
     with engine.connect() as connection:
         papers = connection.execute(text("SELECT count(*) FROM papers")).scalar_one()
     examples = ", ".join(repr(q) for q in queries[:3])
