@@ -12,7 +12,7 @@ PIECES = st.sampled_from([*"aB7-.+@/'’sS(),éΣ_", " ", " ", "  ", "\x0b", "\u
 
 
 def tokens(t: _Text) -> tuple[list[object], ...]:
-    return t.words, t.lower, t.shapes, t.ends, t.cues, t.name_shaped, t.boundaries
+    return t.words, t.lower, t.shapes, t.starts, t.ends, t.cues, t.name_shaped, t.boundaries
 
 
 @settings(max_examples=400, deadline=None)

@@ -422,9 +422,10 @@ def _mask_urls(text: str) -> str:
 
 # A run of spaces: a text is cut at its first space (the rest start the next piece).
 PIECE_SPLIT_RE = re.compile(r"(?<! ) ")
-# Per token in a piece's tuple: the token, its lower case, shape, advance, and whether it may
-# cue an introduced name, start a mention, or end a sentence (see `_Text`).
-TOKEN_FIELDS = 7
+# Per token in a piece's tuple: the token, its lower case, shape, advance, length, and whether
+# it may cue an introduced name, start a mention, or end a sentence (see `_Text`).
+TOKEN_FIELDS = 8
+WORD, LOWER_CASE, SHAPE, ADVANCE, LENGTH, CUE, NAME_SHAPED, BOUNDARY = range(TOKEN_FIELDS)
 Piece = tuple[str | int, ...]
 
 
@@ -432,7 +433,7 @@ class _PieceTokens(dict[str, Piece]):
     """A piece of text between spaces -> for each of its tokens, in one flat tuple: the token,
     its lower case, its shape, its advance: how far it reaches past the previous token (its
     length with the white space before it; the first token counts the space before the piece),
-    and the three flags of `_flags`.
+    its length, and the three flags of `_flags`.
 
     Filled as pieces are first seen, remembered across texts (a vocabulary repeats).
     """
@@ -445,7 +446,8 @@ class _PieceTokens(dict[str, Piece]):
         lower = list(map(str.lower, words))
         shapes = _shapes(words)
         flags = _flags(words, lower, shapes)
-        fields = zip(words, lower, shapes, map(len, spaced), *flags, strict=True)
+        sizes = (map(len, spaced), map(len, words))
+        fields = zip(words, lower, shapes, *sizes, *flags, strict=True)
         tokens = self[piece] = tuple(chain.from_iterable(fields))
         return tokens
 
@@ -471,6 +473,7 @@ class _Text:
     words: list[str]
     lower: list[str]
     shapes: list[int]
+    starts: list[int]
     ends: list[int]
     # per token: a trigger word or comma, a shape that may start a mention, a sentence end
     cues: list[bool]
@@ -482,18 +485,19 @@ class _Text:
         self.text = text
         if not self._tokenize_pieces(masked):
             self._tokenize(masked)
-        self.starts: list[int] = list(map(sub, self.ends, map(len, self.words)))
         self.n = len(self.words)
         self.initial = self._sentence_starts()
         self.heading_end = self._heading_end()
 
     def _tokenize(self, masked: str) -> None:
-        """Words, where they end, their lower case and shapes, from one pass of the tokenizer."""
+        """Words, where they start and end, their lower case, shapes and flags (`_flags`), from
+        one pass of the tokenizer over the whole text."""
         # Each token with the white space before it: the words are those stripped, and where
         # they end adds up (no Match objects to make and read).
         spaced: list[str] = SPACED_TOKEN_RE.findall(masked)
         self.words = words = list(map(str.lstrip, spaced))
         self.ends = list(accumulate(map(len, spaced)))
+        self.starts = list(map(sub, self.ends, map(len, words)))
         self.lower = lower = list(map(str.lower, words))
         self.shapes = shapes = _shapes(words)
         self.cues, self.name_shaped, self.boundaries = _flags(words, lower, shapes)
@@ -513,17 +517,18 @@ class _Text:
         # by item)
         fields: list[Any] = reduce(iadd, map(_PIECE_TOKENS.__getitem__, pieces), [])
         # the first piece has no space before it: where tokens end starts from -1
-        ends = list(accumulate(fields[3::TOKEN_FIELDS], initial=-1))
+        ends = list(accumulate(fields[ADVANCE::TOKEN_FIELDS], initial=-1))
         if ends[-1] != len(masked.rstrip()):
             return False
         del ends[0]
         self.ends = ends
-        self.words = fields[0::TOKEN_FIELDS]
-        self.lower = fields[1::TOKEN_FIELDS]
-        self.shapes = fields[2::TOKEN_FIELDS]
-        self.cues = fields[4::TOKEN_FIELDS]
-        self.name_shaped = fields[5::TOKEN_FIELDS]
-        self.boundaries = fields[6::TOKEN_FIELDS]
+        self.starts = list(map(sub, ends, fields[LENGTH::TOKEN_FIELDS]))
+        self.words = fields[WORD::TOKEN_FIELDS]
+        self.lower = fields[LOWER_CASE::TOKEN_FIELDS]
+        self.shapes = fields[SHAPE::TOKEN_FIELDS]
+        self.cues = fields[CUE::TOKEN_FIELDS]
+        self.name_shaped = fields[NAME_SHAPED::TOKEN_FIELDS]
+        self.boundaries = fields[BOUNDARY::TOKEN_FIELDS]
         return True
 
     def _heading_end(self) -> int:
