@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import re
+import unicodedata
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from etl.transform.ids import content_key
 from etl.transform.methods import _Text
 
 # Letters, digits, joiners, quotes, possessives, brackets and several kinds of white space.
@@ -32,3 +36,20 @@ def test_pieces_read_texts_with_runs_of_spaces_and_trailing_space() -> None:
         pieces = _Text.__new__(_Text)
         assert pieces._tokenize_pieces(text)
         assert tokens(pieces) == tokens(general)
+
+
+def reference_content_key(text: str) -> str:
+    """content_key as defined: NFKD, casefold, every `[\\W_]` character removed."""
+    folded = unicodedata.normalize("NFKD", text).casefold()
+    return "".join(c for c in folded if not re.match(r"[\W_]", c))
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=40))
+def test_content_key_is_nfkd_casefold_without_non_word_characters(text: str) -> None:
+    assert content_key(text) == reference_content_key(text)
+
+
+def test_content_key_of_characters_that_fold_to_several() -> None:
+    for text in ["Straße ﬁne", "ǅ İstanbul ΣΑΣ", "K ſ ẞ", "x\u0301\u0323 é\u0323", "a_b—c’d"]:
+        assert content_key(text) == reference_content_key(text)

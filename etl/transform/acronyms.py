@@ -134,6 +134,7 @@ def _titled_run(words: list[str], *, from_start: bool) -> list[str]:
     return run if from_start else run[::-1]
 
 
+@lru_cache(maxsize=16384)
 def is_short_form(token: str) -> bool:
     """A plausible acronym: 2-12 characters, a letter, capitals; `Code LLMs` is one too."""
     if " " in token:
@@ -157,7 +158,8 @@ def _letters(short: str) -> str:
     return letters
 
 
-def _spellings(short: str) -> list[str]:
+@lru_cache(maxsize=16384)
+def _spellings(short: str) -> tuple[str, ...]:
     """Ways a short form spells its long form: as written, `IT3` as `ITTT`, digits dropped."""
     letters = _letters(short)
     options = [letters]
@@ -168,7 +170,7 @@ def _spellings(short: str) -> list[str]:
         stripped = re.sub(r"\d", "", letters)
         if len(stripped) >= 2:
             options.append(stripped)
-    return options
+    return tuple(options)
 
 
 def _short_then_long(inside: str, before: str) -> tuple[str, str] | None:
