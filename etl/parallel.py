@@ -1,8 +1,8 @@
 """Running the pure transform in worker processes.
 
-Workers import only this module, the models and the transform stage (not SQLAlchemy or the
-loader), so each costs about 20 MB. They return `PaperRows`, which unpickle quickly in the
-loading process.
+Workers import only this module, the models, the extract and transform stages (not SQLAlchemy
+or the loader), so each costs about 20 MB. They parse JSON Lines records (sent as their text)
+and return `PaperRows`, which unpickle quickly in the loading process.
 """
 
 from __future__ import annotations
@@ -15,10 +15,11 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Executor, Future, ProcessPoolExecutor
 from contextlib import ExitStack
 
+from etl.extract import Item, parse_item
 from etl.models import PaperRows, RawRecord, Reject
 from etl.transform import Taxonomy, transform
 
-Batch = list[RawRecord | Reject]
+Batch = list[Item]
 Result = tuple[list[PaperRows], list[Reject]]
 Timer = Callable[[float], None]  # told the seconds spent transforming (or waiting for workers)
 
@@ -97,14 +98,16 @@ def _exit_when_orphaned(parent: int) -> None:
     os._exit(1)
 
 
-def transform_batch(batch: Sequence[RawRecord | Reject], taxonomy: Taxonomy | None) -> Result:
-    """Transform a batch into rows for the writer; rejects pass through untouched."""
+def transform_batch(batch: Sequence[Item], taxonomy: Taxonomy | None) -> Result:
+    """Parse what is left to parse, then transform a batch into rows for the writer; rejects
+    pass through untouched."""
     chosen = taxonomy or _worker_taxonomy
     assert chosen is not None, "worker started without a taxonomy"
+    records = [parse_item(item) for item in batch]
     papers = [
         PaperRows.from_bundle(transform(item, chosen))
-        for item in batch
+        for item in records
         if isinstance(item, RawRecord)
     ]
-    rejects = [item for item in batch if isinstance(item, Reject)]
+    rejects = [item for item in records if isinstance(item, Reject)]
     return papers, rejects

@@ -16,7 +16,7 @@ from etl import extract, load
 from etl.config import mask_url, resolve_database_url
 from etl.errors import EtlError, SourceError
 from etl.load.database import package_dir
-from etl.models import RawRecord, Reject, RunReport, SourceFile, SourceReport
+from etl.models import RunReport, SourceFile, SourceReport
 from etl.parallel import TransformPool
 from etl.transform import Taxonomy, load_taxonomy
 
@@ -177,9 +177,10 @@ def _load_source(
     return SourceReport(source.path, source.format, "loaded", counts.records, counts.rejects)
 
 
-def _batches(source: SourceFile, size: int, totals: _Totals) -> Iterator[list[RawRecord | Reject]]:
-    """Records in bounded batches, timing the extraction."""
-    records = extract.read_records(source)
+def _batches(source: SourceFile, size: int, totals: _Totals) -> Iterator[list[extract.Item]]:
+    """Records in bounded batches, timing the extraction (JSON Lines are parsed with the
+    transform, in the workers)."""
+    records = extract.read_items(source)
     while True:
         tick = time.perf_counter()
         batch = list(islice(records, size))

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import json
+import random
 import sqlite3
 import subprocess
 import sys
 from pathlib import Path
 
 from etl.pipeline import RunOptions, run
-from tests.corpus import write_corpus
+from tests.corpus import abstract, write_corpus
 
 TABLES = {
     "papers": "SELECT id, venue, year, title, abstract, abstract_raw, method_names, content_hash FROM papers",
@@ -21,7 +23,26 @@ TABLES = {
     "acronyms": "SELECT p.id, acronym, expansion FROM acronyms JOIN papers p ON p.pk = paper_pk",
     "paper_topics": "SELECT p.id, topic_slug, score, evidence FROM paper_topics JOIN papers p ON p.pk = paper_pk",
     "search": "SELECT rowid, title, abstract, method_names FROM papers_fts",
+    "rejects": "SELECT source_path, position, reason, raw FROM rejects",
 }
+
+
+def write_json_lines(path: Path, count: int, broken_at: set[int]) -> None:
+    """`count` JSON Lines records (line numbers in `broken_at` hold broken JSON instead)."""
+    rng = random.Random(11)
+    lines = []
+    for number in range(1, count + 1):
+        if number in broken_at:
+            lines.append('{"title": "cut short", "abstract": ')
+            continue
+        record = {
+            "title": f"Paper {number}",
+            "abstract": abstract(rng, 10_000 + number),
+            "authors": ["Ada Lovelace", f"Author {number % 17}"],
+            "github": f"https://github.com/lab/repo{number}" if number % 4 == 0 else None,
+        }
+        lines.append(json.dumps(record))
+    path.write_text("\n".join(lines) + "\n", "utf-8")
 
 
 def snapshot(database: Path) -> dict[str, list[tuple[object, ...]]]:
@@ -32,6 +53,7 @@ def snapshot(database: Path) -> dict[str, list[tuple[object, ...]]]:
 def test_workers_give_output_identical_to_one_process(tmp_path: Path) -> None:
     folder = tmp_path / "in"
     write_corpus(folder, files=3, per_file=400)
+    write_json_lines(folder / "export.jsonl", 300, broken_at={5, 250})  # both batches' sides
     results = {}
     for workers in (1, 2):
         database = tmp_path / f"w{workers}.db"
@@ -43,12 +65,16 @@ def test_workers_give_output_identical_to_one_process(tmp_path: Path) -> None:
                 batch_size=100,
             )
         )
-        assert report.papers_inserted == 1200
+        assert (report.papers_inserted, report.rejects) == (1498, 2)
         results[workers] = snapshot(database)
     assert results[1] == results[2]
     assert all(
         results[1][name] for name in ("papers", "links", "methods", "paper_topics", "search")
     )
+    assert [(Path(path).name, line) for path, line, *_ in results[2]["rejects"]] == [
+        ("export.jsonl", 5),
+        ("export.jsonl", 250),
+    ]
 
 
 def test_summary_reports_seconds_per_stage(tmp_path: Path, seeds: Path) -> None:

@@ -2,7 +2,8 @@
 
 Public entry points: `discover` (paths to files), `identify` (a file to a SourceFile, or a
 SourceError saying why it cannot be read) and `read_records` (a SourceFile to a stream of
-RawRecord and Reject).
+RawRecord and Reject). `read_items` streams the same records but leaves JSON Lines unparsed;
+`parse_item` finishes one, and being pure it can run in a worker process.
 """
 
 from __future__ import annotations
@@ -12,10 +13,27 @@ from pathlib import Path
 
 from etl.errors import SourceError
 from etl.extract.files import detect_format, discover, fingerprint, read_head
-from etl.extract.readers import READERS, guess_venue_year, is_header
+from etl.extract.readers import (
+    READERS,
+    JsonLine,
+    guess_venue_year,
+    is_header,
+    parse_json_line,
+    read_json_lines_unparsed,
+)
 from etl.models import RawRecord, Reject, SourceFile
 
-__all__ = ["discover", "guess_venue_year", "identify", "read_records"]
+__all__ = [
+    "Item",
+    "discover",
+    "guess_venue_year",
+    "identify",
+    "parse_item",
+    "read_items",
+    "read_records",
+]
+
+Item = RawRecord | Reject | JsonLine
 
 
 def identify(path: Path, *, venue: str | None = None, year: int | None = None) -> SourceFile:
@@ -49,10 +67,23 @@ def identify(path: Path, *, venue: str | None = None, year: int | None = None) -
 
 def read_records(source: SourceFile) -> Iterator[RawRecord | Reject]:
     """Stream the records of an identified file; SourceError if the file as a whole is bad."""
+    for item in read_items(source):
+        yield parse_item(item)
+
+
+def read_items(source: SourceFile) -> Iterator[Item]:
+    """The records of a file as `read_records` gives them, except that JSON Lines are left
+    unparsed (`parse_item` parses them), so that the parsing can happen in parallel."""
+    reader = read_json_lines_unparsed if source.format == "jsonl" else READERS[source.format]
     count = 0
-    for item in READERS[source.format](source, source.encoding):
+    for item in reader(source, source.encoding):
         count += 1
         yield item
     if count == 0:
         what = "no abstracts after the header" if source.format == "text" else "no records"
         raise SourceError(source.path, f"the file holds {what}")
+
+
+def parse_item(item: Item) -> RawRecord | Reject:
+    """A record or reject from what `read_items` gave (JSON Lines are parsed here)."""
+    return parse_json_line(item) if isinstance(item, JsonLine) else item

@@ -8,7 +8,7 @@ import re
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, NamedTuple, TextIO
 
 import ijson
 
@@ -125,20 +125,36 @@ def _text_record(source: SourceFile, position: int, lines: list[str]) -> Item:
     )
 
 
+class JsonLine(NamedTuple):
+    """A JSON Lines record not parsed yet. Parsing is pure, so a worker process can do it."""
+
+    source: SourceFile
+    number: int
+    text: str
+
+
 def read_json_lines(source: SourceFile, encoding: str) -> Iterator[Item]:
     """One JSON object per line; a broken line is rejected and the rest still load."""
+    for line in read_json_lines_unparsed(source, encoding):
+        yield parse_json_line(line)
+
+
+def read_json_lines_unparsed(source: SourceFile, encoding: str) -> Iterator[JsonLine]:
+    """The non-blank lines of a JSON Lines file, each with its line number."""
     with open_text(Path(source.path), encoding) as handle:
         for number, line in iter_lines(handle):
-            if not line.strip():
-                continue
-            try:
-                value = json.loads(line)
-            except json.JSONDecodeError as exc:
-                yield Reject(
-                    source.path, number, f"invalid JSON: {exc.msg} at column {exc.colno}", line
-                )
-                continue
-            yield _json_record(source, number, value, json_text=line)
+            if line.strip():
+                yield JsonLine(source, number, line)
+
+
+def parse_json_line(line: JsonLine) -> Item:
+    """A RawRecord from one JSON Lines line, or a Reject saying what is wrong with it."""
+    try:
+        value = json.loads(line.text)
+    except json.JSONDecodeError as exc:
+        reason = f"invalid JSON: {exc.msg} at column {exc.colno}"
+        return Reject(line.source.path, line.number, reason, line.text)
+    return _json_record(line.source, line.number, value, json_text=line.text)
 
 
 def read_json(source: SourceFile, encoding: str) -> Iterator[Item]:
