@@ -439,7 +439,9 @@ class _PieceTokens(dict[str, Piece]):
     """
 
     def __missing__(self, piece: str) -> Piece:
-        if len(self) > 100_000:  # memory stays flat on huge, varied inputs
+        # Memory stays flat on huge, varied inputs: a piece takes about 400 bytes here, so
+        # this is some 10 MB; the pieces a text is mostly made of come back at once.
+        if len(self) > 25_000:
             self.clear()
         spaced: list[str] = SPACED_TOKEN_RE.findall(" " + piece)
         words = list(map(str.lstrip, spaced))
