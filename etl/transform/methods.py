@@ -420,7 +420,8 @@ def _mask_urls(text: str) -> str:
     return sub_matches(text, matches, lambda m: "\x00" + " " * (len(m.group(0)) - 1))
 
 
-# A run of spaces: a text is cut at its first space (the rest start the next piece).
+# The first space of a run of spaces: a text is cut there into pieces, the rest of the run
+# starting the next piece (as white space before its first token).
 PIECE_SPLIT_RE = re.compile(r"(?<! ) ")
 # Per token in a piece's tuple: the token, its lower case, shape, advance, length, and whether
 # it may cue an introduced name, start a mention, or end a sentence (see `_Text`).
@@ -575,8 +576,8 @@ class _Text:
     def writes_in_lower_case(self, low: str) -> bool:
         """Whether a lower-case word occurs as written: `Using` is ordinary if `using` occurs.
 
-        (A text asks this once at most, mostly never: one look through the words is cheaper
-        than a set of them.)
+        (A text rarely asks this, mostly never: a look through the words when asked is cheaper
+        than a set of them made for every text.)
         """
         return low.islower() and low in self.words
 
