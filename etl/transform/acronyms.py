@@ -134,7 +134,7 @@ def _titled_run(words: list[str], *, from_start: bool) -> list[str]:
     return run if from_start else run[::-1]
 
 
-@lru_cache(maxsize=16384)
+@lru_cache(maxsize=4096)
 def is_short_form(token: str) -> bool:
     """A plausible acronym: 2-12 characters, a letter, capitals; `Code LLMs` is one too."""
     if " " in token:
@@ -158,7 +158,7 @@ def _letters(short: str) -> str:
     return letters
 
 
-@lru_cache(maxsize=16384)
+@lru_cache(maxsize=4096)
 def _spellings(short: str) -> tuple[str, ...]:
     """Ways a short form spells its long form: as written, `IT3` as `ITTT`, digits dropped."""
     letters = _letters(short)

@@ -316,7 +316,7 @@ FUNCTION_WORDS = frozenset(
 KEY_IGNORED_RE = re.compile(r"[\s\-_./’']+")  # what method keys leave out
 
 
-@lru_cache(maxsize=16384)
+@lru_cache(maxsize=4096)
 def method_key(name: str) -> str:
     """Key under which spellings of one artifact merge: case, hyphens, spaces and plurals."""
     text = unicodedata.normalize("NFKC", name).casefold()
@@ -324,7 +324,7 @@ def method_key(name: str) -> str:
     return text[:-1] if len(text) > 3 and text.endswith("s") and not text.endswith("ss") else text
 
 
-@lru_cache(maxsize=16384)
+@lru_cache(maxsize=4096)
 def generic_key(token: str) -> str:
     """A token compared with the generic lists: lower case, possessive and plural `s` removed."""
     if token.endswith(("'s", "’s")):
@@ -334,7 +334,7 @@ def generic_key(token: str) -> str:
     return token.lower()
 
 
-@lru_cache(maxsize=16384)
+@lru_cache(maxsize=4096)
 def shape(token: str) -> int:
     """What a token looks like: a strong name, a title word, a number, a lowercase word ..."""
     if not token[0].isalnum():
@@ -440,9 +440,10 @@ class _PieceTokens(dict[str, Piece]):
     """
 
     def __missing__(self, piece: str) -> Piece:
-        # Memory stays flat on huge, varied inputs: a piece takes about 400 bytes here, so
-        # this is some 10 MB; the pieces a text is mostly made of come back at once.
-        if len(self) > 25_000:
+        # Memory stays flat on huge, varied inputs: at some 400 bytes a piece this is about
+        # 2 MB per worker, and the pieces a text is mostly made of come back at once. A larger
+        # cache was slower on a one-pass load (more memory touched) and cost workers 10 MB.
+        if len(self) > 5_000:
             self.clear()
         spaced: list[str] = SPACED_TOKEN_RE.findall(" " + piece)
         words = list(map(str.lstrip, spaced))
@@ -1260,7 +1261,7 @@ def _masked_tokens(t: _Text, definitions: tuple[Definition, ...]) -> list[bool]:
     return masked
 
 
-@lru_cache(maxsize=16384)
+@lru_cache(maxsize=4096)
 def _without_version(name: str) -> str:
     """`PostgreSQL 16` -> `PostgreSQL`, `LLaVA-1.5-13B` -> `LLaVA-1.5`: a version or size."""
     head, _, tail = name.rpartition(" ")
@@ -1279,7 +1280,7 @@ def _kind_from(words: list[str]) -> str | None:
     return None
 
 
-@lru_cache(maxsize=16384)
+@lru_cache(maxsize=4096)
 def _kind_of_name(name: str) -> str:
     """A kind guessed from the name itself: `SNS-Bench` is a benchmark, `SignSGD` an optimizer."""
     low = name.lower()
