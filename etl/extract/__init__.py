@@ -19,7 +19,6 @@ from etl.extract.readers import (
     guess_venue_year,
     is_header,
     parse_json_line,
-    read_json_lines_unparsed,
 )
 from etl.models import RawRecord, Reject, SourceFile
 
@@ -74,9 +73,8 @@ def read_records(source: SourceFile) -> Iterator[RawRecord | Reject]:
 def read_items(source: SourceFile) -> Iterator[Item]:
     """The records of a file as `read_records` gives them, except that JSON Lines are left
     unparsed (`parse_item` parses them), so that the parsing can happen in parallel."""
-    reader = read_json_lines_unparsed if source.format == "jsonl" else READERS[source.format]
     count = 0
-    for item in reader(source, source.encoding):
+    for item in READERS[source.format](source, source.encoding):
         count += 1
         yield item
     if count == 0:

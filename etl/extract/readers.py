@@ -133,14 +133,10 @@ class JsonLine(NamedTuple):
     text: str
 
 
-def read_json_lines(source: SourceFile, encoding: str) -> Iterator[Item]:
-    """One JSON object per line; a broken line is rejected and the rest still load."""
-    for line in read_json_lines_unparsed(source, encoding):
-        yield parse_json_line(line)
-
-
-def read_json_lines_unparsed(source: SourceFile, encoding: str) -> Iterator[JsonLine]:
-    """The non-blank lines of a JSON Lines file, each with its line number."""
+def read_json_lines(source: SourceFile, encoding: str) -> Iterator[JsonLine]:
+    """The non-blank lines of a JSON Lines file, each with its line number, not parsed yet:
+    `parse_json_line` makes each a record, or a reject when it is broken (the rest still
+    load)."""
     with open_text(Path(source.path), encoding) as handle:
         for number, line in iter_lines(handle):
             if line.strip():
