@@ -23,7 +23,7 @@ from etl.extract.fields import (
 from etl.extract.files import iter_lines, open_text
 from etl.models import RawRecord, Reject, SourceFile
 
-Item = RawRecord | Reject
+Record = RawRecord | Reject  # what parsing gives: a record, or why a piece of input is none
 
 # Words a header or file name uses around the venue name that are not the venue.
 _NOT_VENUE = {
@@ -83,7 +83,7 @@ def is_header(line: str) -> bool:
     return len(line) <= 200 and bool(_YEAR.search(line)) and line.count(". ") < 2
 
 
-def read_text_list(source: SourceFile, encoding: str) -> Iterator[Item]:
+def read_text_list(source: SourceFile, encoding: str) -> Iterator[Record]:
     """Abstracts separated by blank lines, after an optional header line naming venue and year."""
     with open_text(Path(source.path), encoding) as handle:
         block: list[str] = []
@@ -106,7 +106,7 @@ def read_text_list(source: SourceFile, encoding: str) -> Iterator[Item]:
             yield _text_record(source, start, block)
 
 
-def _text_record(source: SourceFile, position: int, lines: list[str]) -> Item:
+def _text_record(source: SourceFile, position: int, lines: list[str]) -> Record:
     """One abstract from the text list format."""
     abstract = " ".join(lines)
     if len(abstract) > MAX_ABSTRACT_CHARS:
@@ -143,7 +143,7 @@ def read_json_lines(source: SourceFile, encoding: str) -> Iterator[JsonLine]:
                 yield JsonLine(source, number, line)
 
 
-def parse_json_line(line: JsonLine) -> Item:
+def parse_json_line(line: JsonLine) -> Record:
     """A RawRecord from one JSON Lines line, or a Reject saying what is wrong with it."""
     try:
         value = json.loads(line.text)
@@ -153,7 +153,7 @@ def parse_json_line(line: JsonLine) -> Item:
     return _json_record(line.source, line.number, value, json_text=line.text)
 
 
-def read_json(source: SourceFile, encoding: str) -> Iterator[Item]:
+def read_json(source: SourceFile, encoding: str) -> Iterator[Record]:
     """A JSON array of records, or an object mapping ids (or URLs) to records, streamed."""
     with open_text(Path(source.path), encoding) as handle:
         first = handle.read(4096).lstrip()
@@ -196,7 +196,7 @@ def _json_record(
     *,
     json_text: str | None = None,
     source_id: str | None = None,
-) -> Item:
+) -> Record:
     """A RawRecord from one parsed JSON value, or a Reject if it is not an object."""
     raw = json_text if json_text is not None else json.dumps(value, ensure_ascii=False, default=str)
     if not isinstance(value, dict):
@@ -214,7 +214,7 @@ def _json_record(
     )
 
 
-def read_csv(source: SourceFile, encoding: str) -> Iterator[Item]:
+def read_csv(source: SourceFile, encoding: str) -> Iterator[Record]:
     """CSV (or TSV) with a header row naming at least a title or an abstract column."""
     csv.field_size_limit(min(sys.maxsize, 2**31 - 1))
     path = Path(source.path)
