@@ -83,7 +83,8 @@ def run(options: RunOptions, progress: ProgressCallback | None = None) -> RunRep
             run_id = load.start_run(engine, _options_record(options))
             status, message = "failed", None
             try:
-                _load_all(engine, files, options, taxonomy, run_id, totals, progress)
+                with load.first_load_journal(engine):
+                    _load_all(engine, files, options, taxonomy, run_id, totals, progress)
                 status = _status(totals)
             except KeyboardInterrupt:
                 status, message = "interrupted", "interrupted by the user"

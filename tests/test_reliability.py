@@ -16,7 +16,9 @@ import pytest
 from sqlalchemy import create_engine
 
 from etl.errors import LockedError
+from etl.load import create_db_engine, upgrade_to_head
 from etl.load.runs import run_lock
+from etl.pipeline import RunOptions, run
 from tests.conftest import load
 from tests.corpus import write_corpus
 
@@ -283,3 +285,56 @@ def test_passwords_in_database_urls_are_never_printed(postgres_url: str, tmp_pat
 
         options = connection.execute(text("SELECT options FROM runs")).scalar()
     assert "hunter2-secret" not in str(options)
+
+
+def journal_mode_on_disk(database: Path) -> str:
+    """What the file's header says (bytes 18-19: 1 for a rollback journal, 2 for WAL)."""
+    with database.open("rb") as handle:
+        handle.seek(18)
+        return {b"\x01\x01": "rollback", b"\x02\x02": "wal"}[handle.read(2)]
+
+
+def load_watching_journal(database: Path, folder: Path) -> set[str]:
+    """Load a folder (the real pipeline), noting the file's journal mode after every batch."""
+    seen: set[str] = set()
+
+    def progress(event: str, _count: int) -> None:
+        if event == "records":
+            seen.add(journal_mode_on_disk(database))
+
+    options = RunOptions(paths=(str(folder),), database_url=f"sqlite:///{database}", workers=1)
+    assert run(options, progress).status == "succeeded"
+    return seen
+
+
+def test_a_first_load_writes_with_a_rollback_journal_and_later_loads_with_wal(
+    tmp_path: Path,
+) -> None:
+    folder = tmp_path / "in"
+    write_corpus(folder, files=3, per_file=40)
+    database = tmp_path / "papers.db"
+    assert load_watching_journal(database, folder) == {"rollback"}
+    assert journal_mode_on_disk(database) == "wal"
+    assert not database.with_name("papers.db-journal").exists()
+    assert_consistent(database)
+
+    write_corpus(tmp_path / "more", files=1, per_file=40, seed=8)
+    assert load_watching_journal(database, tmp_path / "more") == {"wal"}  # readers may be on
+    assert counts(database)["papers"] == 160
+
+
+def test_a_reader_already_connected_keeps_a_first_load_in_wal_mode(tmp_path: Path) -> None:
+    database = tmp_path / "papers.db"
+    engine = create_db_engine(f"sqlite:///{database}")
+    upgrade_to_head(engine)  # an empty, migrated database, as `etl run` leaves it before loading
+    engine.dispose()
+    folder = tmp_path / "in"
+    write_corpus(folder, files=2, per_file=40)
+    reader = sqlite3.connect(database, timeout=0)
+    try:
+        assert reader.execute("SELECT count(*) FROM papers").fetchone() == (0,)
+        assert load_watching_journal(database, folder) == {"wal"}
+        assert reader.execute("SELECT count(*) FROM papers").fetchone() == (80,)
+    finally:
+        reader.close()
+    assert journal_mode_on_disk(database) == "wal"

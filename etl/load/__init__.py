@@ -4,7 +4,13 @@ Public entry points: `create_db_engine`, `upgrade_to_head`, `SourceLoader` and t
 bookkeeping re-exported here.
 """
 
-from etl.load.database import create_db_engine, recreate_views, upgrade_to_head, view_definitions
+from etl.load.database import (
+    create_db_engine,
+    first_load_journal,
+    recreate_views,
+    upgrade_to_head,
+    view_definitions,
+)
 from etl.load.runs import finish_run, run_lock, start_run
 from etl.load.writer import (
     LoadCounts,
@@ -26,6 +32,7 @@ __all__ = [
     "create_db_engine",
     "delete_orphans",
     "finish_run",
+    "first_load_journal",
     "optimize_search",
     "recreate_views",
     "run_lock",
