@@ -6,6 +6,8 @@ import json
 import shutil
 from pathlib import Path
 
+from sqlalchemy import create_engine, text
+
 from tests.conftest import fetch as rows
 from tests.conftest import fetch_one as scalar
 from tests.conftest import load
@@ -141,6 +143,28 @@ def test_methods_merge_across_papers_through_aliases(db_url: str, tmp_path: Path
         )
     }
     assert aliases == {"CommVQ", "Commutative Vector Quantization"}
+
+
+def test_a_method_without_alias_rows_is_reused_not_duplicated(db_url: str, tmp_path: Path) -> None:
+    (tmp_path / "a.txt").write_text(
+        "ICML 2025 papers\n\nWe propose CommVQ, a way to compress the cache.\n", "utf-8"
+    )
+    load(db_url, tmp_path / "a.txt")
+    engine = create_engine(db_url)
+    with engine.begin() as connection:  # as a hand edit or an older version could leave it
+        connection.execute(text("DELETE FROM method_aliases"))
+    engine.dispose()
+    (tmp_path / "b.txt").write_text(
+        "ICML 2025 papers\n\nWe compare against CommVQ on long inputs.\n", "utf-8"
+    )
+    load(db_url, tmp_path / "b.txt")
+    assert rows(db_url, "SELECT count(*) FROM methods WHERE key = 'commvq'") == [(1,)]
+    assert rows(
+        db_url,
+        "SELECT role FROM paper_methods pm JOIN methods m ON m.id = pm.method_id "
+        "WHERE m.key = 'commvq' ORDER BY role",
+    ) == [("introduced",), ("mentioned",)]
+    assert rows(db_url, "SELECT key FROM method_aliases") == [("commvq",)]
 
 
 def test_a_bad_file_fails_alone_and_leaves_the_rest_loaded(

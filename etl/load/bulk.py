@@ -49,6 +49,24 @@ def select_rows(
     return {row[0]: tuple(row[1:]) for row in rows}
 
 
+def highest_id(connection: Connection, column: Any) -> int:
+    """The largest value of an integer key column (0 for an empty table): rows inserted next
+    number above it (SQLite's rowid and PostgreSQL's identity both only grow)."""
+    sql = f"SELECT coalesce(max({column.name}), 0) FROM {column.table.name}"
+    return int(connection.exec_driver_sql(sql).scalar_one())
+
+
+def ids_since(connection: Connection, key: Any, id_column: Any, mark: int) -> dict[Any, int]:
+    """{key: id} of the rows numbered above `mark`, i.e. the rows just inserted (a run holds
+    the run lock, so no other writer adds rows meanwhile). A range scan of the integer key,
+    where looking the new keys up would probe the key's index at random pages."""
+    sql = (
+        f"SELECT {key.name}, {id_column.name} FROM {key.table.name} "
+        f"WHERE {id_column.name} > {int(mark)}"
+    )
+    return {row[0]: row[1] for row in connection.exec_driver_sql(sql)}
+
+
 def insert_rows(
     connection: Connection, table: Table, columns: Sequence[str], rows: Sequence[Row]
 ) -> None:

@@ -32,14 +32,6 @@ class BulkSearchIndex:
         if self.active:
             connection.execute(text(f"DROP TRIGGER IF EXISTS {INSERT_TRIGGER}"))
 
-    def mark(self) -> int:
-        """The highest row number before an insert (new rows number above it)."""
-        if not self.active:
-            return 0
-        return int(
-            self.connection.execute(text("SELECT coalesce(max(pk), 0) FROM papers")).scalar_one()
-        )
-
     def index_new(self, mark: int) -> None:
         """Index the papers inserted since `mark`, in one statement."""
         if self.active:

@@ -11,7 +11,15 @@ from typing import Any
 from sqlalchemy import Connection, Table, and_, bindparam, delete, func, select, text, update
 
 from etl.load import schema as s
-from etl.load.bulk import chunks, insert_rows, select_map, select_rows, upsert_rows
+from etl.load.bulk import (
+    chunks,
+    highest_id,
+    ids_since,
+    insert_rows,
+    select_map,
+    select_rows,
+    upsert_rows,
+)
 from etl.load.search_index import BulkSearchIndex
 from etl.models import PAPER_VALUE_COUNT, PaperRows, Reject, SourceFile, Topic
 
@@ -35,8 +43,9 @@ def resolve_ids(
     ids = select_map(connection, column, table.c.id, rows)
     missing = [rows[k] for k in rows if k not in ids]
     if missing:  # no other writer can add them meanwhile: a run holds the run lock
+        mark = highest_id(connection, table.c.id)
         insert_rows(connection, table, columns, missing)
-        ids.update(select_map(connection, column, table.c.id, (r[0] for r in missing)))
+        ids.update(ids_since(connection, column, table.c.id, mark))
     return ids
 
 
@@ -136,7 +145,7 @@ class SourceLoader:
 
     def _insert_papers(self, papers: Sequence[PaperRows]) -> RowNumbers:
         """Insert new papers and index them for search; their row numbers (`papers.pk`)."""
-        mark = self.search_index.mark()
+        mark = highest_id(self.connection, s.papers.c.pk)
         run = (self.run_id, self.run_id)
         insert_rows(
             self.connection,
@@ -145,7 +154,7 @@ class SourceLoader:
             [(*p.paper_values(), *run) for p in papers],
         )
         self.search_index.index_new(mark)
-        return select_map(self.connection, s.papers.c.id, s.papers.c.pk, (p.id for p in papers))
+        return ids_since(self.connection, s.papers.c.id, s.papers.c.pk, mark)
 
     def _update_papers(self, papers: Sequence[PaperRows], pks: RowNumbers) -> None:
         """Rewrite changed papers and drop their derived rows (rewritten next)."""
@@ -225,6 +234,7 @@ class SourceLoader:
         known = select_map(
             self.connection, s.method_aliases.c.key, s.method_aliases.c.method_id, all_keys
         )
+        stored_keys = set(known)
         canonical = _cluster_keys([m[5] for _, m in mentions if not any(k in known for k in m[5])])
         new_methods = {
             canonical[keys[0]]: (canonical[keys[0]], name, kind)
@@ -232,20 +242,18 @@ class SourceLoader:
             if keys[0] in canonical
         }
         if new_methods:
-            columns = ("key", "name", "kind")
-            upsert_rows(self.connection, s.methods, columns, list(new_methods.values()))
-            created = select_map(self.connection, s.methods.c.key, s.methods.c.id, new_methods)
-            known.update({k: created[c] for k, c in canonical.items()})
+            known.update(self._create_methods(new_methods, canonical))
         aliases: dict[str, tuple[str, str, int]] = {}
         rows: dict[tuple[int, int], tuple[int, int, str, str]] = {}
         for pk, (name, _kind, role, surface, more_names, keys) in mentions:
             method_id = next(known[k] for k in keys if k in known)
             for key, alias in zip(keys, (name, *more_names), strict=False):
-                aliases.setdefault(key, (key, alias, method_id))
+                if key not in stored_keys:
+                    aliases.setdefault(key, (key, alias, method_id))
             previous = rows.get((pk, method_id))
             if previous is None or role == "introduced":
                 rows[(pk, method_id)] = (pk, method_id, role, surface)
-        upsert_rows(
+        insert_rows(
             self.connection, s.method_aliases, ("key", "alias", "method_id"), list(aliases.values())
         )
         insert_rows(
@@ -255,6 +263,20 @@ class SourceLoader:
             list(rows.values()),
         )
         self.counts.methods += len(rows)
+
+    def _create_methods(
+        self, new_methods: dict[str, tuple[str, str, str]], canonical: dict[str, str]
+    ) -> dict[str, int]:
+        """Insert methods (rows of key, name, kind, by key); the method id of every key that
+        `canonical` maps to one of them. A key an existing method already holds (without an
+        alias row for it) keeps that method."""
+        mark = highest_id(self.connection, s.methods.c.id)
+        upsert_rows(self.connection, s.methods, ("key", "name", "kind"), list(new_methods.values()))
+        created = ids_since(self.connection, s.methods.c.key, s.methods.c.id, mark)
+        if len(created) < len(new_methods):
+            held = [k for k in new_methods if k not in created]
+            created.update(select_map(self.connection, s.methods.c.key, s.methods.c.id, held))
+        return {key: created[root] for key, root in canonical.items()}
 
     def _write_provenance(self, papers: Sequence[PaperRows], pks: RowNumbers) -> None:
         """Where each paper was seen; a row seen again is stamped with this run."""
