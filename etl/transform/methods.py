@@ -23,7 +23,7 @@ import string
 import unicodedata
 from bisect import bisect_left
 from functools import lru_cache, reduce
-from itertools import accumulate, chain, compress
+from itertools import accumulate, compress
 from operator import iadd, sub
 from typing import Any
 
@@ -392,6 +392,16 @@ def _shapes(words: list[str]) -> list[int]:
     return shapes  # type: ignore[return-value]
 
 
+def _shape_of(word: str) -> int:
+    """The shape of one token, remembered in the cache `_shapes` fills."""
+    kind = _SHAPE_CACHE.get(word)
+    if kind is None:
+        if len(_SHAPE_CACHE) > 100_000:  # memory stays flat on huge, varied inputs
+            _SHAPE_CACHE.clear()
+        kind = _SHAPE_CACHE[word] = shape(word)
+    return kind
+
+
 def is_strong(token: str) -> bool:
     """Shaped like a coined name: inner capitals (DropEdge, scVI), or letters with digits."""
     parts = [p for p in JOINER_SPLIT_RE.split(token) if p]
@@ -445,14 +455,17 @@ class _PieceTokens(dict[str, Piece]):
         # cache was slower on a one-pass load (more memory touched) and cost workers 10 MB.
         if len(self) > 5_000:
             self.clear()
-        spaced: list[str] = SPACED_TOKEN_RE.findall(" " + piece)
-        words = list(map(str.lstrip, spaced))
-        lower = list(map(str.lower, words))
-        shapes = _shapes(words)
-        flags = _flags(words, lower, shapes)
-        sizes = (map(len, spaced), map(len, words))
-        fields = zip(words, lower, shapes, *sizes, *flags, strict=True)
-        tokens = self[piece] = tuple(chain.from_iterable(fields))
+        # A piece holds one to three tokens: a loop over them is cheaper than the list-wide
+        # map() calls of `_tokenize` (each made for so few items), and a piece is tokenized
+        # again each time the cache has been cleared (some five pieces a text).
+        fields: list[str | int] = []
+        for spaced in SPACED_TOKEN_RE.findall(" " + piece):
+            word = spaced.lstrip()
+            low = word.lower()
+            kind = _shape_of(word)
+            fields += (word, low, kind, len(spaced), len(word))
+            fields += (low in TRIGGERS_AND_COMMA, kind in NAME_SHAPES, word in BOUNDARIES)
+        tokens = self[piece] = tuple(fields)
         return tokens
 
 
