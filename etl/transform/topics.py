@@ -40,6 +40,9 @@ class Taxonomy:
     exact: Trie  # words of acronym terms (LLM, GNN), matched case-sensitively
     weights: dict[str, float]  # term -> weight (multi-word terms weigh more)
     leaves: frozenset[str]
+    # the first words of `exact` lower-cased: a text whose lower-cased words hold none of them
+    # has no acronym term, and its words as written need not be listed
+    exact_lowered: frozenset[str] = frozenset()
 
 
 def load_taxonomy(path: str | Path | None = None) -> Taxonomy:
@@ -106,7 +109,8 @@ def build_taxonomy(entries: object, where: str = "taxonomy") -> Taxonomy:
                 if (topic.slug, term) not in ending:
                     ending.append((topic.slug, term))
     leaves = frozenset(t.slug for t in topics if t.parent is not None)
-    return Taxonomy(tuple(topics), words, exact, weights, leaves)
+    exact_lowered = frozenset(word.lower() for word in exact)
+    return Taxonomy(tuple(topics), words, exact, weights, leaves, exact_lowered)
 
 
 def is_acronym_term(term: str) -> bool:
@@ -135,11 +139,15 @@ def term_counts(text: str, taxonomy: Taxonomy) -> dict[str, dict[str, int]]:
     A match inside a longer match counts only for the longer term (`language model` inside
     `large language model`), unless the shorter term also occurs on its own elsewhere.
     """
-    tokens, lowered = _words(text)
+    spaced, lowered, aligned = _words(text)
     longest = _longest_matches(taxonomy.words, lowered)
-    # most texts have no acronym term: one C-level test says so
-    if not taxonomy.exact.keys().isdisjoint(tokens):
-        longest = _merged(longest, _longest_matches(taxonomy.exact, tokens))
+    # Most texts have no acronym term. When `lowered` is the words lower-cased, one C-level
+    # test of it says so (its words' hashes are known by now), before the words as written
+    # are split out: a word of `exact` lower-cased is in `exact_lowered`.
+    if not (aligned and taxonomy.exact_lowered.isdisjoint(lowered)):
+        tokens = spaced.split()
+        if not taxonomy.exact.keys().isdisjoint(tokens):
+            longest = _merged(longest, _longest_matches(taxonomy.exact, tokens))
     found: dict[str, dict[str, int]] = {}
     longest_end = -1
     # In reading order, a match that ends where an earlier one ends, or before, is inside it.
@@ -189,8 +197,10 @@ def _merged(words: Matches, exact: Matches) -> Matches:
     return dict(sorted(merged.items()))
 
 
-def _words(text: str) -> tuple[list[str], list[str]]:
-    """`WORD_RE.findall(text)`, and the same for `text.lower()`, faster.
+def _words(text: str) -> tuple[str, list[str], bool]:
+    """The text with its non-word characters made spaces (its split() is
+    `WORD_RE.findall(text)`), `WORD_RE.findall(text.lower())`, and whether the latter is the
+    former's words each lower-cased (not so only where rare Unicode changes the words); faster.
 
     Every non-word character is made a space, then the text is split: ASCII characters are
     mapped as bytes, the few distinct non-ASCII ones are tested one by one (no word character
@@ -201,24 +211,24 @@ def _words(text: str) -> tuple[list[str], list[str]]:
     """
     if text.isascii():
         spaced = text.encode("ascii").translate(_NOT_WORD_TO_SPACE)
-        return spaced.decode("ascii").split(), spaced.lower().decode("ascii").split()
+        return spaced.decode("ascii"), spaced.lower().decode("ascii").split(), True
     encoded = text.encode("utf-8", "surrogatepass")
     words = encoded.translate(_NOT_WORD_TO_SPACE).decode("utf-8", "surrogatepass")
     others = set(encoded.translate(None, _ASCII).decode("utf-8", "surrogatepass"))
     for char in others:
         if not WORD_CHAR_RE.match(char):
             words = words.replace(char, " ")
-    tokens = words.split()
     # Lower-casing changes only ASCII letters when no non-ASCII character changes: no
     # character's lower case starts with itself, so text.lower() differs from the bytes
     # lower-cased exactly when one does (a test of the few distinct ones, not of the text).
     if all(char.lower() == char for char in others):
-        return tokens, list(map(str.lower, tokens))
+        return words, words.lower().split(), True
+    tokens = words.split()
     lowered_text = text.lower()
     lowered = WORD_RE.findall(lowered_text)
     if len(lowered) != len(tokens):  # lower-casing changed the words (rare Unicode)
-        lowered = [t.lower() for t in tokens]
-    return tokens, lowered
+        return words, [t.lower() for t in tokens], True
+    return words, lowered, False
 
 
 def score_terms(terms: dict[str, int], taxonomy: Taxonomy) -> float:
