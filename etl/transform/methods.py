@@ -380,11 +380,9 @@ def _shapes(words: list[str]) -> list[int]:
     """Shapes of many tokens, remembered across texts (a vocabulary repeats)."""
     shapes = list(map(_SHAPE_CACHE.get, words))
     if None in shapes:
-        if len(_SHAPE_CACHE) > 100_000:  # memory stays flat on huge, varied inputs
-            _SHAPE_CACHE.clear()
         index = shapes.index(None)
         while True:  # only the new words are looked at
-            shapes[index] = _SHAPE_CACHE[words[index]] = shape(words[index])
+            shapes[index] = _shape_of(words[index])
             try:
                 index = shapes.index(None, index + 1)
             except ValueError:
@@ -393,7 +391,7 @@ def _shapes(words: list[str]) -> list[int]:
 
 
 def _shape_of(word: str) -> int:
-    """The shape of one token, remembered in the cache `_shapes` fills."""
+    """The shape of one token, remembered across texts (a vocabulary repeats)."""
     kind = _SHAPE_CACHE.get(word)
     if kind is None:
         if len(_SHAPE_CACHE) > 100_000:  # memory stays flat on huge, varied inputs
