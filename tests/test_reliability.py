@@ -17,6 +17,7 @@ from sqlalchemy import create_engine
 
 from etl.errors import LockedError
 from etl.load import create_db_engine, upgrade_to_head
+from etl.load.database import SQLITE_PAGE_SIZE
 from etl.load.runs import run_lock
 from etl.pipeline import RunOptions, run
 from tests.conftest import load
@@ -338,3 +339,25 @@ def test_a_reader_already_connected_keeps_a_first_load_in_wal_mode(tmp_path: Pat
     finally:
         reader.close()
     assert journal_mode_on_disk(database) == "wal"
+
+
+def page_size(database: Path) -> int:
+    with sqlite3.connect(database) as connection:
+        return int(connection.execute("PRAGMA page_size").fetchone()[0])
+
+
+def test_a_new_database_gets_16_kb_pages_and_an_old_one_keeps_its_own(tmp_path: Path) -> None:
+    folder = tmp_path / "in"
+    write_corpus(folder, files=1, per_file=40)
+    new = tmp_path / "new.db"
+    load_watching_journal(new, folder)
+    assert page_size(new) == SQLITE_PAGE_SIZE == 16384
+
+    old = tmp_path / "old.db"
+    with sqlite3.connect(old) as connection:  # a file made before, with SQLite's default
+        connection.execute("PRAGMA page_size = 4096")
+        connection.execute("CREATE TABLE made_before (x)")
+    load_watching_journal(old, folder)
+    assert page_size(old) == 4096
+    assert counts(old)["papers"] == 40
+    assert_consistent(old)
