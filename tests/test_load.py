@@ -6,8 +6,12 @@ import json
 import shutil
 from pathlib import Path
 
-from sqlalchemy import create_engine, text
+import pytest
+from sqlalchemy import Connection, create_engine, text
+from sqlalchemy.exc import IntegrityError
 
+from etl.load import create_db_engine, upgrade_to_head
+from etl.load.foreign_keys import ForeignKeysCheckedAtEnd, keys_into_filled_tables
 from tests.conftest import fetch as rows
 from tests.conftest import fetch_one as scalar
 from tests.conftest import load
@@ -201,3 +205,38 @@ def test_a_file_that_breaks_mid_way_is_rolled_back_whole(db_url: str, tmp_path: 
     assert source.status == "failed" and "does not parse after record 2" in (source.message or "")
     assert scalar(db_url, "SELECT count(*) FROM papers") == 0
     assert scalar(db_url, "SELECT count(*) FROM sources") == 0
+
+
+def foreign_key_definitions(connection: Connection) -> dict[str, str]:
+    """{name: definition} of every foreign key, as this connection's transaction sees them."""
+    sql = "SELECT conname, pg_get_constraintdef(oid) FROM pg_constraint WHERE contype = 'f'"
+    return {name: definition for name, definition in connection.exec_driver_sql(sql)}
+
+
+@pytest.mark.postgres
+def test_a_first_postgres_load_checks_foreign_keys_at_its_end(
+    postgres_url: str, seeds: Path
+) -> None:
+    engine = create_db_engine(postgres_url)
+    upgrade_to_head(engine)
+    with engine.connect() as connection:
+        before = foreign_key_definitions(connection)
+    into_filled = {str(key.name) for key in keys_into_filled_tables()}
+    assert len(into_filled) == 10 and into_filled < set(before)
+    with engine.begin() as connection:  # papers is empty: the keys into it go for the load
+        keys = ForeignKeysCheckedAtEnd(connection)
+        assert set(before) - set(foreign_key_definitions(connection)) == into_filled
+        connection.exec_driver_sql(  # a row that breaks two keys fails when they come back
+            "INSERT INTO paper_methods (paper_pk, method_id, role, surface) "
+            "VALUES (999, 999, 'introduced', 'X')"
+        )
+        with pytest.raises(IntegrityError, match="fk_paper_methods"):
+            keys.restore()
+    with engine.connect() as connection:  # the failed transaction rolled back whole
+        assert foreign_key_definitions(connection) == before
+
+    load(postgres_url, seeds)
+    with engine.begin() as connection:
+        assert foreign_key_definitions(connection) == before  # the same keys, put back
+        assert ForeignKeysCheckedAtEnd(connection).dropped == []  # papers exist: keys stay
+    engine.dispose()

@@ -20,6 +20,7 @@ from etl.load.bulk import (
     select_rows,
     upsert_rows,
 )
+from etl.load.foreign_keys import ForeignKeysCheckedAtEnd
 from etl.load.search_index import BulkSearchIndex
 from etl.models import PAPER_VALUE_COUNT, PaperRows, Reject, SourceFile, Topic
 
@@ -79,6 +80,7 @@ class SourceLoader:
         self.source_id = self._upsert_source(fingerprint)
         self.first_load = not self._has_provenance()
         self.search_index = BulkSearchIndex(connection)
+        self.foreign_keys = ForeignKeysCheckedAtEnd(connection)
         if connection.dialect.name == "postgresql":
             _compress_with_lz4(connection)
 
@@ -311,6 +313,7 @@ class SourceLoader:
     def finish(self) -> LoadCounts:
         """Drop provenance this source no longer has, and papers seen nowhere else."""
         self.search_index.close()
+        self.foreign_keys.restore()  # before the deletes below, whose cascades need the keys
         stale = and_(
             s.paper_sources.c.source_id == self.source_id, s.paper_sources.c.run_id != self.run_id
         )
