@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import re
 import unicodedata
+from functools import lru_cache
 from typing import Any
 
 NOT_WORD_RE = re.compile(r"[\W_]")
@@ -37,8 +38,10 @@ def content_key(text: str) -> str:
     return kept
 
 
+@lru_cache(maxsize=4096)
 def _folded_word_chars(char: str) -> str:
-    """A character case-folded, without the `[\\W_]` characters of its folding."""
+    """A character case-folded, without the `[\\W_]` characters of its folding (remembered: a
+    text holds few distinct non-ASCII characters, and texts hold the same ones)."""
     return "".join(c for c in char.casefold() if not NOT_WORD_RE.match(c))
 
 
