@@ -39,23 +39,6 @@ def test_pieces_read_texts_with_runs_of_spaces_and_trailing_space() -> None:
 
 
 @settings(max_examples=400, deadline=None)
-@given(st.lists(PIECES, max_size=30).map("".join))
-def test_text_cut_at_each_space_gives_the_tokens_of_the_text_or_declines(text: str) -> None:
-    general = _Text.__new__(_Text)
-    general._tokenize(text)
-    pieces = _Text.__new__(_Text)
-    if pieces._tokenize_pieces(text, cut_at_each_space=True):
-        assert tokens(pieces) == tokens(general)
-    else:  # a run of spaces, white space ending a piece, or a piece without a token
-        assert not _Text.__new__(_Text)._tokenize_pieces(text) or "  " in text
-
-
-def test_text_cut_at_each_space_declines_runs_of_spaces() -> None:
-    assert not _Text.__new__(_Text)._tokenize_pieces("a  b", cut_at_each_space=True)
-    assert _Text.__new__(_Text)._tokenize_pieces("a b, c", cut_at_each_space=True)
-
-
-@settings(max_examples=400, deadline=None)
 @given(st.lists(PIECES.filter(lambda p: " " not in p), max_size=8).map("".join))
 def test_spaced_tokens_of_a_piece_are_the_tokenizers(piece: str) -> None:
     assert _spaced_tokens(piece) == SPACED_TOKEN_RE.findall(" " + piece)

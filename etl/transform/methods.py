@@ -506,8 +506,7 @@ class _Text:
     def __init__(self, text: str):
         masked = _mask_urls(text) if "/" in text else text
         self.text = text
-        # A masked URL leaves a run of spaces; a cleaned text (what `transform` passes) has none.
-        if not self._tokenize_pieces(masked, cut_at_each_space=masked is text):
+        if not self._tokenize_pieces(masked):
             self._tokenize(masked)
         self.n = len(self.words)
         self.initial = self._sentence_starts()
@@ -526,7 +525,7 @@ class _Text:
         self.shapes = shapes = _shapes(words)
         self.cues, self.name_shaped, self.boundaries = _flags(words, lower, shapes)
 
-    def _tokenize_pieces(self, masked: str, cut_at_each_space: bool = False) -> bool:
+    def _tokenize_pieces(self, masked: str) -> bool:
         """What `_tokenize` finds, read from the text's pieces between spaces, each tokenized
         once (see `_PieceTokens`): a text is mostly pieces seen before. False, with nothing
         set, when a piece before the text's trailing white space holds no token or ends in
@@ -535,16 +534,8 @@ class _Text:
         No token holds a space, and the tokenizer looks at nothing past one, so the text's
         tokens are its pieces' tokens in order. What no token covers is white space; when it
         is all at the end, the tokens' advances add up to the length of the stripped text.
-
-        A run of spaces is cut at its first space (the rest starts the next piece), unless
-        `cut_at_each_space` says the text is not searched for runs (for a text that has none:
-        the search reads the whole text). Cut at each space, a run leaves an empty piece whose
-        space is lost, so a text that had one after all gets False, as above.
         """
-        if cut_at_each_space or "  " not in masked:
-            pieces = masked.split(" ")
-        else:
-            pieces = PIECE_SPLIT_RE.split(masked)
+        pieces = masked.split(" ") if "  " not in masked else PIECE_SPLIT_RE.split(masked)
         # the pieces' tuples added to one list (`+=` copies a tuple at once; chain() goes item
         # by item)
         fields: list[Any] = reduce(iadd, map(_PIECE_TOKENS.__getitem__, pieces), [])
