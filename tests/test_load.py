@@ -240,3 +240,20 @@ def test_a_first_postgres_load_checks_foreign_keys_at_its_end(
         assert foreign_key_definitions(connection) == before  # the same keys, put back
         assert ForeignKeysCheckedAtEnd(connection).dropped == []  # papers exist: keys stay
     engine.dispose()
+
+
+@pytest.mark.postgres
+def test_a_reader_in_a_transaction_keeps_the_foreign_keys_of_a_first_postgres_load(
+    postgres_url: str,
+) -> None:
+    engine = create_db_engine(postgres_url)
+    upgrade_to_head(engine)
+    with engine.connect() as reader, engine.begin() as loader:
+        before = foreign_key_definitions(loader)
+        reader.execute(text("SELECT count(*) FROM papers"))  # its open transaction holds papers
+        keys = ForeignKeysCheckedAtEnd(loader)  # gives up after LOCK_WAIT_MS, keeps the keys
+        assert keys.dropped == []
+        assert foreign_key_definitions(loader) == before
+        assert loader.exec_driver_sql("SHOW lock_timeout").scalar() == "0"  # the default again
+        loader.exec_driver_sql("SELECT count(*) FROM papers")  # the load's transaction goes on
+    engine.dispose()
