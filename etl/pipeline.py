@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import hashlib
+import signal
 import time
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import ExitStack
+from contextlib import ExitStack, contextmanager
 from dataclasses import asdict, dataclass, field
 from itertools import islice
 from pathlib import Path
@@ -124,7 +125,7 @@ def _load_all(
             if progress:
                 progress("source", 1)
     tick = time.perf_counter()
-    with engine.begin() as connection:
+    with _signals_held(), engine.begin() as connection:
         if totals.counts.updated or totals.counts.removed:  # only these can orphan shared rows
             load.delete_orphans(connection)
         if totals.counts.inserted + totals.counts.updated > 20_000:  # many new FTS segments
@@ -164,21 +165,41 @@ def _load_source(
         return SourceReport(source.path, source.format, "unchanged")
     try:
         with engine.begin() as connection:
-            loader = load.SourceLoader(connection, source, run_id, fingerprint)
+            with _signals_held():
+                loader = load.SourceLoader(connection, source, run_id, fingerprint)
             for papers, rejects in pool.transform(
                 _batches(source, options.batch_size, totals),
                 lambda seconds: totals.time("transform", seconds),
             ):
                 tick = time.perf_counter()
-                loader.write(papers, rejects)
+                with _signals_held():
+                    loader.write(papers, rejects)
                 totals.time("load", time.perf_counter() - tick)
                 if progress:
                     progress("records", len(papers) + len(rejects))
-            counts = loader.finish()
+            with _signals_held():
+                counts = loader.finish()
     except SourceError as exc:
         return SourceReport(source.path, source.format, "failed", message=str(exc))
     totals.counts.add(counts)
     return SourceReport(source.path, source.format, "loaded", counts.records, counts.rejects)
+
+
+@contextmanager
+def _signals_held() -> Iterator[None]:
+    """Hold Ctrl-C and SIGTERM while the loader writes; one that arrives meanwhile is
+    delivered right after. Raised inside SQLite's executemany, the KeyboardInterrupt would
+    leave a statement unfinished: SQLAlchemy then closes the connection without rolling back,
+    the half-written transaction keeps the file locked while the exception propagates, and
+    the run could not record itself as interrupted."""
+    if not hasattr(signal, "pthread_sigmask"):  # not on Windows
+        yield
+        return
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
 
 
 def _batches(source: SourceFile, size: int, totals: _Totals) -> Iterator[list[extract.Item]]:

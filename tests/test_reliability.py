@@ -135,6 +135,55 @@ def test_sigterm_marks_the_run_interrupted_and_the_next_run_completes(tmp_path: 
     assert counts(database)["papers"] == 4500
 
 
+# A run whose SIGTERM arrives while SQLite is inside executemany: the rows the writer hands
+# to the third paper_sources insert send the signal after their first row.
+SIGTERM_INSIDE_EXECUTEMANY = """
+import os, signal, sys
+import etl.load.writer as writer
+from etl.cli import main
+
+calls = 0
+plain_insert_rows = writer.insert_rows
+
+class RowsThatSendSigterm(list):
+    def __iter__(self):  # called by sqlite3's executemany itself
+        for number, row in enumerate(list.__iter__(self)):
+            if number == 1:
+                os.kill(os.getpid(), signal.SIGTERM)
+            yield row
+
+def insert_rows(connection, table, columns, rows):
+    global calls
+    if table.name == "paper_sources":
+        calls += 1
+        if calls == 3:
+            rows = RowsThatSendSigterm(rows)
+    plain_insert_rows(connection, table, columns, rows)
+
+if __name__ == "__main__":
+    writer.insert_rows = insert_rows
+    sys.exit(main())
+"""
+
+
+def test_sigterm_inside_a_write_still_rolls_back_and_marks_the_run(tmp_path: Path) -> None:
+    folder = tmp_path / "in"
+    write_corpus(folder, files=3, per_file=600)
+    database = tmp_path / "papers.db"
+    script = tmp_path / "interrupted_run.py"
+    script.write_text(SIGTERM_INSIDE_EXECUTEMANY, "utf-8")
+    command = [sys.executable, str(script), "run", str(folder), "-q", "--workers", "1"]
+    result = subprocess.run(
+        [*command, "--db", f"sqlite:///{database}"], capture_output=True, text=True, timeout=120
+    )
+    assert result.returncode == 130, result.stderr
+    assert "Traceback" not in result.stderr
+    with sqlite3.connect(database) as connection:
+        assert connection.execute("SELECT status FROM runs").fetchall() == [("interrupted",)]
+        assert connection.execute("SELECT count(*) FROM papers").fetchone() == (600,)
+    assert_consistent(database)
+
+
 @pytest.mark.slow
 def test_kill_9_mid_load_then_rerun_gives_the_uninterrupted_result(tmp_path: Path) -> None:
     folder = tmp_path / "in"
