@@ -8,26 +8,30 @@ Generates N records once (cached in benchmarks/out/), then alternates, R times:
             (the rerun); sqlite-utils insert --nl --pk id + enable-fts --fts5 into a fresh file.
   Postgres: etl run FILE into a fresh database; pg_copy.py (COPY + weighted tsvector + GIN)
             into another fresh database.
-Each command runs as a subprocess under measure.py, which records its wall time and peak RSS.
-Failed runs are reported and left out of the statistics. Prints medians and the ratios; no
-timing is asserted. `--rev HEAD` benchmarks a committed snapshot of etl (see snapshot.py)
-instead of the live working tree.
+Each command runs as a subprocess under measure.py, which records its wall time, CPU time and
+peak RSS; on Postgres, the local server's CPU during each run is measured too. Failed runs are
+reported and left out of the statistics. Prints medians and the ratios; no timing is asserted.
+`--rev HEAD` benchmarks a committed snapshot of etl (see snapshot.py) instead of the live
+working tree.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import shutil
 import statistics
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 import generate
 import snapshot
-from measure import MeasureTimeout, Sample, measure
+from measure import MeasureTimeout, Sample, measure, processes_cpu_seconds
 
 HERE = Path(__file__).resolve().parent
 OUT = HERE / "out"
@@ -51,8 +55,16 @@ class Series:
 
     def median_wall(self) -> float:
         """Median wall seconds of the successful runs (nan if none)."""
-        walls = [s.wall for s in self.ok()]
-        return statistics.median(walls) if walls else float("nan")
+        return _median([s.wall for s in self.ok()])
+
+    def median_cpu(self) -> float:
+        """Median CPU seconds (the command and its workers, all cores) of the successful runs."""
+        return _median([s.cpu for s in self.ok()])
+
+    def median_server_cpu(self) -> float | None:
+        """Median CPU seconds of the database server during the successful runs, if measured."""
+        values = [s.server_cpu for s in self.ok() if s.server_cpu is not None]
+        return _median(values) if values else None
 
     def peak_mb(self) -> float:
         """Largest single-process peak RSS over the successful runs."""
@@ -69,10 +81,20 @@ class Series:
             "tool": self.tool,
             "median_wall_s": round(self.median_wall(), 3),
             "walls_s": [round(s.wall, 3) for s in self.ok()],
+            "median_cpu_s": round(self.median_cpu(), 3),
+            "median_server_cpu_s": _rounded(self.median_server_cpu()),
             "failed_runs": len(self.samples) - len(self.ok()),
             "peak_mb": round(self.peak_mb(), 1),
             "tree_peak_mb": round(self.tree_peak_mb(), 1),
         }
+
+
+def _median(values: list[float]) -> float:
+    return statistics.median(values) if values else float("nan")
+
+
+def _rounded(value: float | None) -> float | None:
+    return None if value is None else round(value, 3)
 
 
 @dataclass(frozen=True)
@@ -110,6 +132,7 @@ class Bench:
         trees = [t for t in (insert.tree_peak_mb, fts.tree_peak_mb) if t is not None]
         return Sample(
             wall=insert.wall + fts.wall,
+            cpu=insert.cpu + fts.cpu,
             peak_mb=max(insert.peak_mb, fts.peak_mb),
             tree_peak_mb=max(trees) if trees else None,
             returncode=insert.returncode or fts.returncode,
@@ -120,6 +143,17 @@ class Bench:
         """The COPY + tsvector + GIN baseline into `url`."""
         cmd = [sys.executable, str(HERE / "pg_copy.py"), str(self.records), url]
         return self.run(cmd, "pg_copy.py")
+
+
+def with_server_cpu(run: Callable[[], Sample]) -> Sample:
+    """Run a measured command and add the local PostgreSQL server's CPU during it (nothing is
+    added when no process called `postgres` is visible: a remote server)."""
+    before = processes_cpu_seconds("postgres")
+    sample = run()
+    after = processes_cpu_seconds("postgres")
+    if before is None or after is None:
+        return sample
+    return dataclasses.replace(sample, server_cpu=after - before)
 
 
 def tool(name: str) -> str:
@@ -199,8 +233,9 @@ def bench_postgres(bench: Bench, repeats: int, server: str, keep: bool) -> list[
     etl = Series("etl run (Postgres, fresh)", ETL_OK)
     baseline = Series("COPY + tsvector + GIN")
     for i in range(repeats):
-        etl.samples.append(bench.etl_run(recreate_database(server, PG_ETL_DB)))
-        baseline.samples.append(bench.pg_copy(recreate_database(server, PG_COPY_DB)))
+        etl_url, copy_url = (recreate_database(server, db) for db in (PG_ETL_DB, PG_COPY_DB))
+        etl.samples.append(with_server_cpu(partial(bench.etl_run, etl_url)))
+        baseline.samples.append(with_server_cpu(partial(bench.pg_copy, copy_url)))
         print(f"  postgres repeat {i + 1}/{repeats}: {progress(etl, baseline)}", flush=True)
     if keep:
         print(f"  kept the last loaded databases: {server}/{PG_ETL_DB} and {PG_COPY_DB}")
@@ -214,19 +249,33 @@ def bench_postgres(bench: Bench, repeats: int, server: str, keep: bool) -> list[
 def print_table(title: str, series: list[Series], ratio: tuple[str, Series, Series]) -> None:
     """A fixed-width table of medians and peaks, then the ratio of two series."""
     print(f"\n{title}")
-    heads = ("ok/runs", "median s", "min s", "max s", "peak MB", "tree MB")
-    print(f"{'tool':<36}" + "".join(f"{h:>10}" for h in heads))
+    server = any(s.median_server_cpu() is not None for s in series)
+    heads = ("ok/runs", "median s", "min s", "max s", "cpu s", "peak MB", "tree MB")
+    print(
+        f"{'tool':<36}" + "".join(f"{h:>10}" for h in heads) + ("  server cpu s" if server else "")
+    )
     for s in series:
         walls = [x.wall for x in s.ok()] or [float("nan")]
         cells = [f"{len(s.ok())}/{len(s.samples)}"]
-        cells += [f"{v:.2f}" for v in (s.median_wall(), min(walls), max(walls))]
+        cells += [f"{v:.2f}" for v in (s.median_wall(), min(walls), max(walls), s.median_cpu())]
         cells += [f"{s.peak_mb():.0f}", f"{s.tree_peak_mb():.0f}"]
-        print(f"{s.tool:<36}" + "".join(f"{c:>10}" for c in cells))
+        row = f"{s.tool:<36}" + "".join(f"{c:>10}" for c in cells)
+        server_cpu = s.median_server_cpu()
+        print(
+            row
+            + (f"{server_cpu if server_cpu is not None else float('nan'):>14.2f}" if server else "")
+        )
     label, top, bottom = ratio
     print(
         f"ratio {label}: wall {top.median_wall() / bottom.median_wall():.2f}x, "
+        f"cpu {total_cpu(top) / total_cpu(bottom):.2f}x, "
         f"peak {top.peak_mb() / bottom.peak_mb():.2f}x"
     )
+
+
+def total_cpu(series: Series) -> float:
+    """Median CPU seconds of the command plus, where measured, the database server's."""
+    return series.median_cpu() + (series.median_server_cpu() or 0.0)
 
 
 def describe_code(rev: str | None) -> tuple[str, dict[str, str] | None]:

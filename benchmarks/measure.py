@@ -1,10 +1,11 @@
-"""Measure one command's wall time and peak memory, each in its own wrapper process.
+"""Measure one command's wall time, CPU time and peak memory, each in its own wrapper process.
 
 `measure(cmd)` starts `python measure.py RESULT_FILE -- CMD...`. The wrapper has exactly one
 child, so its `RUSAGE_CHILDREN.ru_maxrss` is that command's peak RSS (the largest single
 process among the command and the descendants it waited for). On Linux the wrapper also
 samples the whole process tree from /proc every 50 ms and keeps the largest sum, which counts
-parallel workers together (a sample can miss a short spike).
+parallel workers together (a sample can miss a short spike). Its `RUSAGE_CHILDREN` user and
+system time is the CPU the command and those descendants used, on all cores together.
 """
 
 from __future__ import annotations
@@ -27,13 +28,16 @@ WRAPPER = Path(__file__).resolve()
 
 @dataclass(frozen=True)
 class Sample:
-    """One measured run: wall seconds, peak RSS in MB, and the command's exit status and output."""
+    """One measured run: wall and CPU seconds, peak RSS in MB, the exit status and output.
+    `server_cpu` is a local database server's CPU during the run, when it was measured."""
 
     wall: float
+    cpu: float
     peak_mb: float
     tree_peak_mb: float | None
     returncode: int
     output: str
+    server_cpu: float | None = None
 
 
 class MeasureTimeout(Exception):
@@ -71,7 +75,9 @@ def measure(
         if not result_path.exists():
             raise RuntimeError(f"the measuring wrapper failed:\n{output}")
         data = json.loads(result_path.read_text())
-    return Sample(data["wall"], data["peak_mb"], data["tree_peak_mb"], data["returncode"], output)
+    return Sample(
+        data["wall"], data["cpu"], data["peak_mb"], data["tree_peak_mb"], data["returncode"], output
+    )
 
 
 def tree_rss_bytes(root: int) -> int:
@@ -90,6 +96,26 @@ def tree_rss_bytes(root: int) -> int:
         except (FileNotFoundError, ProcessLookupError, PermissionError):
             continue
     return total
+
+
+def processes_cpu_seconds(name: str) -> float | None:
+    """CPU seconds used so far by the processes called `name` and the children they reaped
+    (Linux /proc); None when there is none. A local PostgreSQL server's postmaster reaps its
+    backends, so the difference across a run is what the server spent on it (and on anything
+    else it did meanwhile, such as autovacuum)."""
+    if not Path("/proc/self/stat").exists():
+        return None
+    ticks, found = 0, False
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/stat") as stat:
+                command, fields = stat.read().split(" (", 1)[1].rsplit(") ", 1)
+        except (FileNotFoundError, ProcessLookupError, PermissionError, IndexError, ValueError):
+            continue
+        if command == name:
+            found = True
+            ticks += sum(int(x) for x in fields.split()[11:15])  # utime stime cutime cstime
+    return ticks / os.sysconf("SC_CLK_TCK") if found else None
 
 
 def _sample_tree(root: int, stop: threading.Event, peak: list[int]) -> None:
@@ -122,10 +148,11 @@ def wrapper_main(argv: list[str]) -> int:
     stop.set()
     if can_sample:
         sampler.join()
-    maxrss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     result = {
         "wall": wall,
-        "peak_mb": _maxrss_mb(maxrss),
+        "cpu": usage.ru_utime + usage.ru_stime,
+        "peak_mb": _maxrss_mb(usage.ru_maxrss),
         "tree_peak_mb": peak[0] / 2**20 if can_sample else None,
         "returncode": returncode,
     }
