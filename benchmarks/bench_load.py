@@ -260,11 +260,10 @@ def print_table(title: str, series: list[Series], ratio: tuple[str, Series, Seri
         cells += [f"{v:.2f}" for v in (s.median_wall(), min(walls), max(walls), s.median_cpu())]
         cells += [f"{s.peak_mb():.0f}", f"{s.tree_peak_mb():.0f}"]
         row = f"{s.tool:<36}" + "".join(f"{c:>10}" for c in cells)
-        server_cpu = s.median_server_cpu()
-        print(
-            row
-            + (f"{server_cpu if server_cpu is not None else float('nan'):>14.2f}" if server else "")
-        )
+        if server:
+            server_cpu = s.median_server_cpu()
+            row += f"{float('nan') if server_cpu is None else server_cpu:>14.2f}"
+        print(row)
     label, top, bottom = ratio
     print(
         f"ratio {label}: wall {top.median_wall() / bottom.median_wall():.2f}x, "
