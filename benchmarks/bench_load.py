@@ -177,8 +177,8 @@ def dataset(n: int, seed: int) -> Path:
 
 
 def remove_sqlite(path: Path) -> None:
-    """Delete a SQLite database and its journal files, for a fresh load."""
-    for suffix in ("", "-wal", "-shm", "-journal"):
+    """Delete a SQLite database, its journal files and etl's run lock file, for a fresh load."""
+    for suffix in ("", "-wal", "-shm", "-journal", ".lock"):
         Path(f"{path}{suffix}").unlink(missing_ok=True)
 
 
