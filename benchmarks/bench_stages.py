@@ -63,9 +63,9 @@ def timed_steps(totals: dict[str, float]) -> Iterator[None]:
     originals = {name: getattr(module, name) for name in TRANSFORM_STEPS}
 
     def timer(name: str, function: Callable[..., Any]) -> Callable[..., Any]:
-        def call(*args: Any) -> Any:
+        def call(*args: Any, **kwargs: Any) -> Any:
             tick = time.perf_counter()
-            result = function(*args)
+            result = function(*args, **kwargs)
             totals[name] = totals.get(name, 0.0) + time.perf_counter() - tick
             return result
 
@@ -89,31 +89,31 @@ def worker_steps(records: Path, batch_size: int) -> dict[str, float]:
     taxonomy = load_taxonomy()
     seconds: dict[str, float] = {}
 
-    def add(step: str, since: float) -> None:
-        seconds[step] = seconds.get(step, 0.0) + time.perf_counter() - since
+    @contextmanager
+    def step(name: str) -> Iterator[None]:
+        tick = time.perf_counter()
+        yield
+        seconds[name] = seconds.get(name, 0.0) + time.perf_counter() - tick
 
     items = read_items(identify(records))
     with timed_steps(seconds):
         while batch := list(islice(items, batch_size)):
-            tick = time.perf_counter()
-            received = pickle.loads(pickle.dumps(batch))  # to a worker
-            add("pickle to worker", tick)
-            tick = time.perf_counter()
-            parsed = [parse_item(item) for item in received]
-            add("parse JSON", tick)
-            tick = time.perf_counter()
-            bundles = [transform(r, taxonomy) for r in parsed if isinstance(r, RawRecord)]
-            add("transform", tick)
-            tick = time.perf_counter()
-            rows = [PaperRows.from_bundle(b) for b in bundles]
-            add("PaperRows", tick)
-            tick = time.perf_counter()
-            pickle.loads(pickle.dumps((rows, [])))  # back to the loader
-            add("pickle back", tick)
+            with step("pickle to worker"):
+                received = pickle.loads(pickle.dumps(batch))
+            with step("parse JSON"):
+                parsed = [parse_item(item) for item in received]
+            with step("transform"):
+                bundles = [transform(r, taxonomy) for r in parsed if isinstance(r, RawRecord)]
+            with step("PaperRows"):
+                rows = [PaperRows.from_bundle(b) for b in bundles]
+            with step("pickle back"):  # to the loader
+                pickle.loads(pickle.dumps((rows, [])))
     return seconds
 
 
-def print_report(n: int, args: argparse.Namespace, su: Sample, etl: Sample) -> None:
+def print_report(
+    n: int, args: argparse.Namespace, su: Sample, etl: Sample, steps: dict[str, float]
+) -> None:
     """The three measurements per record, and the budget."""
     us = 1e6 / n
     stages = etl_stage_seconds(etl)
@@ -129,7 +129,6 @@ def print_report(n: int, args: argparse.Namespace, su: Sample, etl: Sample) -> N
     stage_list = ", ".join(f"{k} {v:.2f}" for k, v in stages.items())
     print(f"etl run --workers 1: {etl.wall:.2f} s wall, {etl.cpu:.2f} s CPU ({stage_list})")
     print(f"  = {etl.cpu * us:.0f} us per record; load + index stages alone {loader * us:.0f} us")
-    steps = worker_steps(args.records, args.batch_size)
     parts = sum(steps.get(name, 0.0) for name in TRANSFORM_STEPS)
     print("worker steps, in this process:")
     for name in ("pickle to worker", "parse JSON", "transform"):
@@ -160,21 +159,21 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     OUT.mkdir(exist_ok=True)
-    args.records = dataset(args.n, args.seed)
-    bench = Bench(args.records, workers=1, timeout=None, etl_env=None)
+    records = dataset(args.n, args.seed)
+    bench = Bench(records, workers=1, timeout=None, etl_env=None)
     su_db, etl_db = OUT / "stages_sqlite_utils.db", OUT / "stages_etl.db"
     remove_sqlite(su_db)
     su = bench.sqlite_utils_load(su_db)
     remove_sqlite(etl_db)
     etl = bench.run(
-        [tool("etl"), "run", str(args.records), "--db", f"sqlite:///{etl_db}", "--workers", "1"],
+        [tool("etl"), "run", str(records), "--db", f"sqlite:///{etl_db}", "--workers", "1"],
         "etl run",
     )
     for path in (su_db, etl_db):
         remove_sqlite(path)
     if su.returncode or etl.returncode not in (0, 3):
         return 1
-    print_report(args.n, args, su, etl)
+    print_report(args.n, args, su, etl, worker_steps(records, args.batch_size))
     return 0
 
 
