@@ -18,9 +18,10 @@ Prints microseconds per record for each, and the budget per record. Asserts noth
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import pickle
-import re
+import sqlite3
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -29,8 +30,13 @@ from itertools import islice
 from pathlib import Path
 from typing import Any
 
-from bench_load import OUT, Bench, dataset, remove_sqlite, tool
+from bench_load import ETL_OK, OUT, Bench, dataset, remove_sqlite, tool
 from measure import Sample
+
+import etl.transform
+from etl.extract import identify, parse_item, read_items
+from etl.models import PaperRows, RawRecord
+from etl.transform import load_taxonomy, transform
 
 # etl.transform's calls, in the order `transform` makes them
 TRANSFORM_STEPS = (
@@ -43,24 +49,20 @@ TRANSFORM_STEPS = (
     "paper_id",
     "content_hash",
 )
-STAGE_RE = re.compile(r"([a-z]+) ([\d.]+)")
 
 
-def etl_stage_seconds(sample: Sample) -> dict[str, float]:
-    """The seconds per stage from etl's summary line `seconds 34.8 (migrate 0.05, ...)`."""
-    for line in sample.output.splitlines():
-        if line.strip().startswith("seconds"):
-            inside = line.partition("(")[2]
-            return {stage: float(s) for stage, s in STAGE_RE.findall(inside)}
-    sys.exit(f"etl run printed no seconds per stage:\n{sample.output[-2000:]}")
+def etl_stage_seconds(database: Path) -> dict[str, float]:
+    """The seconds per stage that etl recorded for its last run in the database."""
+    with sqlite3.connect(database) as connection:
+        row = connection.execute("SELECT stage_seconds FROM runs ORDER BY id DESC").fetchone()
+    stages: dict[str, float] = json.loads(row[0])
+    return stages
 
 
 @contextmanager
 def timed_steps(totals: dict[str, float]) -> Iterator[None]:
     """Wrap etl.transform's calls so that each adds its seconds to `totals`; unwrapped after."""
-    import etl.transform as module
-
-    originals = {name: getattr(module, name) for name in TRANSFORM_STEPS}
+    originals = {name: getattr(etl.transform, name) for name in TRANSFORM_STEPS}
 
     def timer(name: str, function: Callable[..., Any]) -> Callable[..., Any]:
         def call(*args: Any, **kwargs: Any) -> Any:
@@ -72,20 +74,16 @@ def timed_steps(totals: dict[str, float]) -> Iterator[None]:
         return call
 
     for name, function in originals.items():
-        setattr(module, name, timer(name, function))
+        setattr(etl.transform, name, timer(name, function))
     try:
         yield
     finally:
         for name, function in originals.items():
-            setattr(module, name, function)
+            setattr(etl.transform, name, function)
 
 
 def worker_steps(records: Path, batch_size: int) -> dict[str, float]:
     """Seconds of each step a worker takes over all the records, in this process."""
-    from etl.extract import identify, parse_item, read_items
-    from etl.models import PaperRows, RawRecord
-    from etl.transform import load_taxonomy, transform
-
     taxonomy = load_taxonomy()
     seconds: dict[str, float] = {}
 
@@ -112,11 +110,15 @@ def worker_steps(records: Path, batch_size: int) -> dict[str, float]:
 
 
 def print_report(
-    n: int, args: argparse.Namespace, su: Sample, etl: Sample, steps: dict[str, float]
+    n: int,
+    args: argparse.Namespace,
+    su: Sample,
+    one_process: Sample,
+    stages: dict[str, float],
+    steps: dict[str, float],
 ) -> None:
     """The three measurements per record, and the budget."""
     us = 1e6 / n
-    stages = etl_stage_seconds(etl)
     budget = args.ratio * su.wall * args.cores
     loader = stages.get("load", 0.0) + stages.get("index", 0.0)
     print(f"\n{n:,} records; microseconds per record of one core's CPU")
@@ -127,8 +129,14 @@ def print_report(
         f"{budget:.1f} s of CPU = {budget * us:.0f} us per record"
     )
     stage_list = ", ".join(f"{k} {v:.2f}" for k, v in stages.items())
-    print(f"etl run --workers 1: {etl.wall:.2f} s wall, {etl.cpu:.2f} s CPU ({stage_list})")
-    print(f"  = {etl.cpu * us:.0f} us per record; load + index stages alone {loader * us:.0f} us")
+    print(
+        f"etl run --workers 1: {one_process.wall:.2f} s wall, {one_process.cpu:.2f} s CPU "
+        f"({stage_list})"
+    )
+    print(
+        f"  = {one_process.cpu * us:.0f} us per record; "
+        f"load + index stages alone {loader * us:.0f} us"
+    )
     parts = sum(steps.get(name, 0.0) for name in TRANSFORM_STEPS)
     print("worker steps, in this process:")
     for name in ("pickle to worker", "parse JSON", "transform"):
@@ -165,15 +173,16 @@ def main(argv: list[str] | None = None) -> int:
     remove_sqlite(su_db)
     su = bench.sqlite_utils_load(su_db)
     remove_sqlite(etl_db)
-    etl = bench.run(
+    one_process = bench.run(
         [tool("etl"), "run", str(records), "--db", f"sqlite:///{etl_db}", "--workers", "1"],
         "etl run",
     )
+    stages = etl_stage_seconds(etl_db) if one_process.returncode in ETL_OK else {}
     for path in (su_db, etl_db):
         remove_sqlite(path)
-    if su.returncode or etl.returncode not in (0, 3):
+    if su.returncode or not stages:
         return 1
-    print_report(args.n, args, su, etl, worker_steps(records, args.batch_size))
+    print_report(args.n, args, su, one_process, stages, worker_steps(records, args.batch_size))
     return 0
 
 
