@@ -49,6 +49,7 @@ class GoldRecord:
     line: int
     venue: str | None
     year: int | None
+    title: str | None
     abstract: str
     items: dict[str, tuple[Any, ...]]
 
@@ -104,7 +105,12 @@ def summarize(results: Sequence[FieldResult]) -> Rows:
 def score_record(gold: GoldRecord, taxonomy: Taxonomy) -> list[FieldResult]:
     """Run the transform on one gold abstract and compare each field."""
     record = RawRecord(
-        source="gold", position=gold.line, venue=gold.venue, year=gold.year, abstract=gold.abstract
+        source="gold",
+        position=gold.line,
+        venue=gold.venue,
+        year=gold.year,
+        title=gold.title,
+        abstract=gold.abstract,
     )
     bundle = transform(record, taxonomy)
     return [_compare(gold.id, field, gold.items[field], bundle) for field in FIELDS]
@@ -222,13 +228,18 @@ def _gold_record(path: str, line: int, text: str) -> GoldRecord:
     venue = data.get("venue")
     if venue is not None and not isinstance(venue, str):
         raise fail("`venue` must be a string")
+    title = data.get("title")
+    if title is not None and not isinstance(title, str):
+        raise fail("`title` must be a string")
     items: dict[str, tuple[Any, ...]] = {}
     for field in FIELDS:
         value = data.get(field, [])
         if not isinstance(value, list):
             raise fail(f"`{field}` must be a list")
         items[field] = tuple(_gold_item(field, item, fail) for item in value)
-    return GoldRecord(str(data.get("id", f"line {line}")), line, venue, year, abstract, items)
+    return GoldRecord(
+        str(data.get("id", f"line {line}")), line, venue, year, title or None, abstract, items
+    )
 
 
 def _gold_item(field: str, item: Any, fail: Callable[[str], GoldFileError]) -> Any:
