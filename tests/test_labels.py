@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from sqlalchemy import create_engine, text
+
 from etl.read import open_reader, search
 from tests.conftest import fetch, load
 
@@ -75,3 +77,18 @@ def test_views_and_search_show_a_label_for_every_paper(db_url: str, tmp_path: Pa
         "ZorbNet",
         "Short sparse abstract.",
     }
+
+
+def test_a_rerun_creates_packaged_views_a_database_lacks(sqlite_url: str, tmp_path: Path) -> None:
+    records = write_records(tmp_path)
+    load(sqlite_url, records)
+    engine = create_engine(sqlite_url)
+    with engine.begin() as connection:  # as left by an etl from before paper_labels existed
+        for view in ("papers_with_code", "paper_overview", "method_index", "acronym_glossary"):
+            connection.execute(text(f"DROP VIEW {view}"))
+        connection.execute(text("DROP VIEW paper_labels"))
+    engine.dispose()
+    load(sqlite_url, records)
+    assert fetch(sqlite_url, "SELECT count(*) FROM paper_overview WHERE label IS NOT NULL") == [
+        (4,)
+    ]

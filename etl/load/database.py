@@ -15,7 +15,7 @@ from alembic import command
 from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
-from sqlalchemy import Connection, Engine, create_engine, event, text
+from sqlalchemy import Connection, Engine, create_engine, event, inspect, text
 from sqlalchemy.exc import OperationalError, SQLAlchemyError
 
 from etl.config import mask_url
@@ -152,10 +152,18 @@ def upgrade_to_head(engine: Engine) -> None:
     try:
         with engine.begin() as connection:
             if current_revision(connection) == head_revision():
+                if _missing_views(connection):  # a packaged view added since the last migration
+                    recreate_views(connection)
                 return
             command.upgrade(alembic_config(connection), "head")
     except OperationalError as exc:
         raise DatabaseError(f"cannot migrate {mask_url(str(engine.url))}: {exc.orig}") from exc
+
+
+def _missing_views(connection: Connection) -> bool:
+    """Whether a packaged view is absent from the database."""
+    present = set(inspect(connection).get_view_names())
+    return any(v.name not in present for v in view_definitions(connection.dialect.name))
 
 
 def current_revision(connection: Connection) -> str | None:
