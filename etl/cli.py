@@ -358,3 +358,33 @@ def serve_command(database: str | None, host: str, port: int) -> None:
     sqlite_path(url)  # refuse PostgreSQL or a missing file before printing the address
     err.print(f"Serving {mask_url(url)} read-only at http://{host}:{port}/ (Ctrl-C to stop)")
     serve(url, host, port)
+
+
+@main.command("report")
+@db_option
+@click.option(
+    "--output",
+    "-o",
+    type=click.Path(dir_okay=False, writable=True),
+    default="report.html",
+    show_default=True,
+    help="HTML file to write.",
+)
+@handle_errors
+def report_command(database: str | None, output: str) -> None:
+    """Write one self-contained HTML report with charts (opens offline; needs the `report` extra).
+
+    Papers and code per venue and year, topics, the most introduced and mentioned methods,
+    who builds on whom, code hosts and the most defined acronyms. SQLite or PostgreSQL.
+    """
+    from pathlib import Path
+
+    from etl import read
+    from etl.report import write_report
+
+    engine = read.open_reader(resolve_database_url(database))
+    try:
+        size = write_report(engine, Path(output))
+    finally:
+        engine.dispose()
+    click.echo(f"Wrote {output} ({size / 1024:,.0f} KB)")
