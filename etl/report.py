@@ -98,7 +98,7 @@ def _bars(values: list[dict[str, Any]], category: str, amount: str, title: str) 
     import altair as alt
 
     return (
-        alt.Chart(alt.Data(values=values))
+        alt.Chart(alt.InlineData(values=values))
         .mark_bar()
         .encode(
             x=alt.X(f"{amount}:Q", title=title, axis=alt.Axis(format="d", tickMinStep=1)),
@@ -122,7 +122,7 @@ def _code_split(values: list[dict[str, Any]], category: str, sort: list[str]) ->
         )
     ]
     return (
-        alt.Chart(alt.Data(values=long))
+        alt.Chart(alt.InlineData(values=long))
         .mark_bar()
         .encode(
             x=alt.X(
