@@ -39,8 +39,12 @@ def render_cell(
     if column == "snippet" and table is None and isinstance(value, str):
         # Escaped first: only the markers the query added become markup.
         return Markup(HIGHLIGHT_RE.sub(r"<mark>\1</mark>", str(escape(value))))
-    if table == "papers" and column == "title" and not str(value or "").strip():
-        return _label_cell(datasette, database, row["pk"], link=False)
+    if column == "title" and not str(value or "").strip():
+        if table == "papers":
+            return _label_cell(datasette, database, row["pk"], link=False)
+        # A packaged view has a label column. (sqlite3.Row: `in` would test its values.)
+        if "label" in row.keys():  # noqa: SIM118
+            return Markup(f'<span class="etl-label">{escape(row["label"])}</span>')
     if (
         column == "paper_pk"
         and isinstance(value, dict)

@@ -9,7 +9,9 @@ anything outside it. Altair and vl-convert are optional (`pip install ".[report]
 
 from __future__ import annotations
 
+import math
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -93,6 +95,15 @@ def _svg(chart: Any) -> str:
     return re.sub(r'\s+xmlns(:xlink)?="[^"]*"', "", svg, count=2)
 
 
+def _count_axis(counts: Iterable[int]) -> Any:
+    """An axis of whole numbers: ticks at integer steps only (counts of papers)."""
+    import altair as alt
+
+    top = max(counts, default=1)
+    step = max(1, math.ceil(top / 10))
+    return alt.Axis(values=list(range(0, top + step, step)), format="d")
+
+
 def _bars(values: list[dict[str, Any]], category: str, amount: str, title: str) -> Any:
     """A horizontal bar chart, largest first."""
     import altair as alt
@@ -101,7 +112,7 @@ def _bars(values: list[dict[str, Any]], category: str, amount: str, title: str) 
         alt.Chart(alt.InlineData(values=values))
         .mark_bar()
         .encode(
-            x=alt.X(f"{amount}:Q", title=title, axis=alt.Axis(format="d", tickMinStep=1)),
+            x=alt.X(f"{amount}:Q", title=title, axis=_count_axis(r[amount] for r in values)),
             y=alt.Y(f"{category}:N", sort="-x", title=None, axis=alt.Axis(labelLimit=260)),
             tooltip=[f"{category}:N", f"{amount}:Q"],
         )
@@ -126,7 +137,10 @@ def _code_split(values: list[dict[str, Any]], category: str, sort: list[str]) ->
         .mark_bar()
         .encode(
             x=alt.X(
-                "papers:Q", title="papers", stack="zero", axis=alt.Axis(format="d", tickMinStep=1)
+                "papers:Q",
+                title="papers",
+                stack="zero",
+                axis=_count_axis(r["papers"] for r in values),
             ),
             y=alt.Y(f"{category}:N", sort=sort, title=None, axis=alt.Axis(labelLimit=260)),
             color=alt.Color(

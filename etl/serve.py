@@ -107,10 +107,11 @@ def datasette_metadata(database: str) -> dict[str, Any]:
     # The FTS5 table names its content table as content='papers', which Datasette does not
     # recognise; without this its search box on papers would silently return every row.
     tables["papers"].update({"fts_table": "papers_fts", "fts_pk": "pk"})
-    queries = {
+    queries: dict[str, dict[str, Any]] = {
         q.name: {"sql": q.sql, "title": q.title, "description": q.description}
         for q in canned_queries()
     }
+    queries["ranked_search"]["hide_sql"] = True  # a search box, not an SQL lesson
     return {
         "title": "Paper lists",
         "description": "Conference papers, their code, methods, acronyms and topics.",

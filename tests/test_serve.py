@@ -78,14 +78,14 @@ def test_search_box_on_papers_filters_rows(served: Path) -> None:
 
 
 def test_ranked_search_query_ranks_and_highlights(served: Path) -> None:
-    found = rows(served, "/papers/ranked_search.json?q=KV+cache")
+    found = rows(served, "/papers/ranked_search.json?search=KV+cache")
     assert found and found[0]["label"] == "CommVQ"
     scores = [r["score"] for r in found]
     assert scores == sorted(scores, reverse=True)
-    page = get(served, "/papers/ranked_search?q=KV+cache").text
+    page = get(served, "/papers/ranked_search?search=KV+cache").text
     assert "<mark>KV</mark>" in page and "<mark>cache</mark>" in page
     for hostile in ['"unbalanced', "NEAR(", "-", "a:b:c", "papers_fts MATCH"]:
-        response = get(served, f"/papers/ranked_search.json?q={hostile}&_shape=array")
+        response = get(served, f"/papers/ranked_search.json?search={hostile}&_shape=array")
         assert response.status_code == 200, hostile
 
 

@@ -10,6 +10,6 @@ SELECT
 FROM papers_fts
 JOIN papers AS p ON p.pk = papers_fts.rowid
 JOIN paper_labels AS lbl ON lbl.paper_pk = p.pk
-WHERE papers_fts MATCH etl_fts_query(:q)
+WHERE papers_fts MATCH etl_fts_query(:search)
 ORDER BY bm25(papers_fts, 10.0, 1.0, 5.0), p.pk
 LIMIT 50
