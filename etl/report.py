@@ -85,8 +85,7 @@ def write_report(engine: Engine, output: Path) -> int:
 
 
 def _svg(chart: Any) -> str:
-    """A chart as inline SVG markup (the XML namespaces, implied inside HTML, left out);
-    nothing for a chart without data."""
+    """A chart as inline SVG (no XML namespaces: HTML implies them); empty without data."""
     import vl_convert
 
     if not chart.data.values:
@@ -198,7 +197,6 @@ def _simple(key: str, title: str, note: str, category: str, amount: str, axis: s
             tuple(tuple(row[c] for c in columns) for row in values),
         )
 
-    build.__doc__ = title
     return build
 
 

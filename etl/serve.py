@@ -14,7 +14,6 @@ from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
 
 from etl.errors import DatabaseError, EtlError
 from etl.load.database import ViewDefinition, sql_dir, view_definitions
@@ -127,15 +126,18 @@ def datasette_metadata(database: str) -> dict[str, Any]:
 
 def _views_first_html(database: str, views: list[ViewDefinition], queries: dict[str, Any]) -> str:
     """The database page's introduction: the packaged views and queries, before the tables."""
-    base = "/" + quote(database)
+    from datasette.utils import tilde_encode  # Datasette's own escaping of names in URLs
+
+    base = "/" + tilde_encode(database)
     ordered = sorted(views, key=lambda v: FEATURED.index(v.name) if v.name in FEATURED else 99)
     items = "".join(
-        f'<li><a href="{base}/{quote(v.name)}"><strong>{html.escape(_title(v.name))}</strong></a>'
-        f" ({html.escape(v.name)}): {html.escape(v.description)}</li>"
+        f'<li><a href="{base}/{tilde_encode(v.name)}">'
+        f"<strong>{html.escape(_title(v.name))}</strong></a> "
+        f"({html.escape(v.name)}): {html.escape(v.description)}</li>"
         for v in ordered
     )
     asks = "".join(
-        f'<li><a href="{base}/{quote(name)}">{html.escape(q["title"])}</a>: '
+        f'<li><a href="{base}/{tilde_encode(name)}">{html.escape(q["title"])}</a>: '
         f"{html.escape(q['description'])}</li>"
         for name, q in queries.items()
     )
