@@ -37,11 +37,13 @@ FACETS = {
     "paper_overview": ["venue", "year"],
     "method_index": ["kind", "role", "venue", "year"],
     "acronym_glossary": ["acronym", "venue"],
-    "topic_summary": ["parent"],
     "venue_summary": ["venue"],
     "paper_topics": ["topic_slug"],
     "links": ["kind", "host"],
 }
+# Datasette suggests facets by trying a GROUP BY on every column of every page it shows: at
+# 10,000 papers that made the papers table take 580 ms instead of 40 (benchmarks/README.md).
+SETTINGS = {"suggest_facets": False}
 LABEL_COLUMNS = {
     "papers": "title",
     "topics": "name",
@@ -202,10 +204,8 @@ def build_datasette(path: Path) -> Any:
     except ImportError as exc:
         raise EtlError('etl serve needs Datasette: pip install ".[serve]"') from exc
     check_database(path)
-    if _has_pending_log(path):
-        datasette = Datasette(files=[str(path)], metadata=datasette_metadata(path.stem))
-    else:
-        datasette = Datasette(immutables=[str(path)], metadata=datasette_metadata(path.stem))
+    files = {"files": [str(path)]} if _has_pending_log(path) else {"immutables": [str(path)]}
+    datasette = Datasette(**files, metadata=datasette_metadata(path.stem), settings=SETTINGS)
     from datasette.plugins import pm
 
     from etl import datasette_plugin
