@@ -66,14 +66,14 @@ class CannedQuery:
 
 
 def canned_queries() -> list[CannedQuery]:
-    """The packaged queries: the first comment line is the title, the next the description."""
+    """The packaged queries: comment line 1 is the title, line 2 the description, others notes."""
     queries = []
     for path in sorted(sql_dir().joinpath("datasette").glob("*.sql")):
         text = path.read_text("utf-8")
         comments = [line[2:].strip() for line in text.splitlines() if line.startswith("--")]
         body = "\n".join(line for line in text.splitlines() if not line.startswith("--"))
         title = comments[0] if comments else path.stem
-        description = " ".join(comments[1:])
+        description = comments[1] if len(comments) > 1 else ""
         queries.append(CannedQuery(path.stem, title, description, body.strip()))
     return queries
 
