@@ -35,7 +35,7 @@ FACETS = {
     "papers": ["venue", "year", "status"],
     "papers_with_code": ["venue", "year", "code_host"],
     "paper_overview": ["venue", "year"],
-    "method_index": ["kind", "role", "venue", "year"],
+    "method_index": ["kind", "role"],  # each facet is a GROUP BY over the whole join
     "acronym_glossary": ["acronym", "venue"],
     "venue_summary": ["venue"],
     "paper_topics": ["topic_slug"],
