@@ -10,16 +10,18 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from alembic import command
 from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
-from sqlalchemy import Connection, Engine, create_engine, event, text
+from sqlalchemy import Connection, Engine, create_engine, event, inspect, text
+from sqlalchemy.engine import make_url
 from sqlalchemy.exc import OperationalError, SQLAlchemyError
 
 from etl.config import mask_url
-from etl.errors import DatabaseError
+from etl.errors import DatabaseError, MissingDatabaseError
 
 SQLITE_BUSY_TIMEOUT_MS = 30_000
 SQLITE_CACHE_KIB = 32 * 1024
@@ -58,22 +60,28 @@ def create_db_engine(url: str, *, read_only: bool = False) -> Engine:
             return _sqlite_engine(url, read_only=read_only)
         return create_engine(url, pool_pre_ping=True)
     except (SQLAlchemyError, ImportError) as exc:
-        raise DatabaseError(f"cannot open {mask_url(url)}: {exc}") from exc
+        raise DatabaseError(f"cannot open {mask_url(url)}: {mask_url(str(exc))}") from exc
 
 
 def _sqlite_engine(url: str, *, read_only: bool) -> Engine:
-    """SQLite engine; read-only opens the file with mode=ro so nothing can be written."""
-    database = url.split("///", 1)[1] if "///" in url else ""
+    """SQLite engine; read-only opens the file with mode=ro so nothing can be written.
+
+    A missing folder is an error, never created: a mistyped path should not leave folders.
+    """
+    database = make_url(url).database or ""
+    if database and database != ":memory:" and not Path(database).parent.is_dir():
+        raise MissingDatabaseError(
+            f"no folder {str(Path(database).parent)!r} for the database {database!r}: "
+            "create it first, or check the path"
+        )
     if read_only:
-        if not database or database == ":memory:" or not Path(database).exists():
-            raise DatabaseError(f"no database at {url}: run `etl run` first")
-        uri = f"file:{Path(database).resolve()}?mode=ro"
+        if not database or database == ":memory:" or not Path(database).is_file():
+            raise MissingDatabaseError(f"no database at {database or url}: run `etl run` first")
+        uri = f"file:{quote(str(Path(database).resolve()))}?mode=ro"
         engine = create_engine(
             "sqlite://", creator=lambda: sqlite3.connect(uri, uri=True, check_same_thread=False)
         )
     else:
-        if database and database != ":memory:":
-            Path(database).parent.mkdir(parents=True, exist_ok=True)
         engine = create_engine(url)
 
     @event.listens_for(engine, "connect")
@@ -152,10 +160,18 @@ def upgrade_to_head(engine: Engine) -> None:
     try:
         with engine.begin() as connection:
             if current_revision(connection) == head_revision():
+                restore_missing_views(connection)
                 return
             command.upgrade(alembic_config(connection), "head")
     except OperationalError as exc:
         raise DatabaseError(f"cannot migrate {mask_url(str(engine.url))}: {exc.orig}") from exc
+
+
+def restore_missing_views(connection: Connection) -> None:
+    """Recreate the packaged views when one was dropped by hand (at head, nothing else would)."""
+    present = set(inspect(connection).get_view_names())
+    if any(view.name not in present for view in view_definitions(connection.dialect.name)):
+        recreate_views(connection)
 
 
 def current_revision(connection: Connection) -> str | None:
