@@ -248,7 +248,38 @@ def print_report(report: RunReport) -> None:
         out.print("  nothing changed")
 
 
-@main.command("search", context_settings={"ignore_unknown_options": True})
+class SearchCommand(click.Command):
+    """`etl search` reads a word starting with `-` as an excluded term, never as an option.
+
+    Click would read `-cache` as the short options -c -a -c -h -e (-h: help). Only this
+    command's own options are options; every other word is part of the search.
+    """
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        """Move the search words behind `--`, keeping the command's options in front."""
+        names = {name for param in self.get_params(ctx) for name in param.opts}
+        takes_value = {
+            name
+            for param in self.get_params(ctx)
+            if isinstance(param, click.Option) and not param.is_flag
+            for name in param.opts
+        }
+        options: list[str] = []
+        words: list[str] = []
+        tokens = iter(args)
+        for token in tokens:
+            if token == "--":
+                words.extend(tokens)
+            elif token in takes_value:
+                options += [token, next(tokens, "")]
+            elif token in names or token.split("=", 1)[0] in takes_value:
+                options.append(token)
+            else:
+                words.append(token)
+        return super().parse_args(ctx, [*options, "--", *words])
+
+
+@main.command("search", cls=SearchCommand)
 @click.argument("query", nargs=-1, required=True)
 @click.option(
     "--limit",
@@ -282,7 +313,7 @@ def search_command(query: tuple[str, ...], limit: int, database: str | None, fmt
     render(rows, fmt, make_console())
 
 
-@main.command("query")
+@main.command("query", context_settings={"ignore_unknown_options": True})
 @click.argument("sql")
 @click.option(
     "--timeout",

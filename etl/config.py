@@ -15,6 +15,8 @@ from etl.errors import DatabaseError
 
 DEFAULT_DATABASE_URL = "sqlite:///papers.db"
 ENV_VAR = "ETL_DATABASE_URL"
+BUSY_TIMEOUT_VAR = "ETL_BUSY_TIMEOUT"
+DEFAULT_BUSY_TIMEOUT_SECONDS = 30.0
 SQLITE_SUFFIXES = (".db", ".sqlite", ".sqlite3")
 URL_RE = re.compile(r"^(?P<scheme>[A-Za-z][\w+.-]*)://(?P<rest>.*)$", re.S)
 PASSWORD_PARAM_RE = re.compile(r"(?i)\b(password|passwd|pwd|sslpassword)=[^&\s]*")
@@ -22,6 +24,15 @@ PASSWORD_PARAM_RE = re.compile(r"(?i)\b(password|passwd|pwd|sslpassword)=[^&\s]*
 # Every password seen in a URL (or given for a role) this process: `scrub` removes them from
 # any message, whatever library wrote it.
 _SECRETS: set[str] = set()
+
+
+def busy_timeout_seconds() -> float:
+    """How long SQLite waits for another connection's lock: ETL_BUSY_TIMEOUT, else 30 s."""
+    given = os.environ.get(BUSY_TIMEOUT_VAR, "")
+    try:
+        return max(0.0, float(given)) if given else DEFAULT_BUSY_TIMEOUT_SECONDS
+    except ValueError as exc:
+        raise DatabaseError(f"{BUSY_TIMEOUT_VAR} must be a number of seconds") from exc
 
 
 def resolve_database_url(given: str | None = None) -> str:

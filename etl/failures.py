@@ -13,7 +13,7 @@ import re
 import sqlite3
 from typing import Any
 
-from etl.config import mask_url, scrub
+from etl.config import busy_timeout_seconds, mask_url, scrub
 from etl.errors import (
     BusyError,
     DatabaseError,
@@ -27,7 +27,6 @@ from etl.errors import (
     UnreachableError,
 )
 
-SQLITE_BUSY_SECONDS = 30  # etl.load.database.SQLITE_BUSY_TIMEOUT_MS, in seconds
 SERVER_RE = re.compile(
     r'connection to server at "(?P<host>[^"]*)"(?: \([^)]*\))?, port (?P<port>\d+)'
 )
@@ -86,7 +85,8 @@ def _sqlite(exc: sqlite3.Error, path: str) -> EtlError:
     if name.startswith("SQLITE_BUSY") or name.startswith("SQLITE_LOCKED"):
         return BusyError(
             f"{path} is locked by another connection (a transaction writing to it) and stayed "
-            f"locked past the {SQLITE_BUSY_SECONDS} s busy timeout: try again when it finishes"
+            f"locked past the {busy_timeout_seconds():g} s busy timeout (ETL_BUSY_TIMEOUT): "
+            "try again when it finishes"
         )
     if name.startswith("SQLITE_READONLY"):
         return ReadOnlyDatabaseError(

@@ -209,6 +209,10 @@ def _sqlite_authorizer(action: int, arg1: str | None, arg2: str | None, *_: obje
         return sqlite3.SQLITE_OK
     if action == sqlite3.SQLITE_RECURSIVE:
         return sqlite3.SQLITE_OK
+    if action == sqlite3.SQLITE_UPDATE and arg1 == "sqlite_master":
+        # Asked when a virtual table (papers_fts) is first connected; the file is open
+        # read-only and query_only is on, so no write can follow from it.
+        return sqlite3.SQLITE_OK
     if action == sqlite3.SQLITE_PRAGMA and (arg1 or "").lower() in READING_PRAGMAS:
         return sqlite3.SQLITE_OK
     return sqlite3.SQLITE_DENY

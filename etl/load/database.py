@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import os
 import re
 import sqlite3
 from collections.abc import Iterator
@@ -20,10 +21,9 @@ from sqlalchemy import Connection, Engine, create_engine, event, inspect, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import OperationalError, SQLAlchemyError
 
-from etl.config import mask_url
+from etl.config import busy_timeout_seconds, mask_url
 from etl.errors import DatabaseError, MissingDatabaseError
 
-SQLITE_BUSY_TIMEOUT_MS = 30_000
 SQLITE_CACHE_KIB = 32 * 1024
 # Pages of a new database file. Only one paper row (two abstracts, about 2.6 KB) fits in a
 # 4 KB page, wasting over a third of it; 16 KB pages hold six, and make shallower indexes:
@@ -78,18 +78,25 @@ def _sqlite_engine(url: str, *, read_only: bool) -> Engine:
         if not database or database == ":memory:" or not Path(database).is_file():
             raise MissingDatabaseError(f"no database at {database or url}: run `etl run` first")
         uri = f"file:{quote(str(Path(database).resolve()))}?mode=ro"
-        engine = create_engine(
-            "sqlite://", creator=lambda: sqlite3.connect(uri, uri=True, check_same_thread=False)
+        if os.statvfs(Path(database).parent).f_flag & os.ST_RDONLY:
+            # On a read-only file system nobody can write the file, so it is truly immutable;
+            # without saying so SQLite cannot open a WAL database there (no -shm file).
+            uri += "&immutable=1"
+        engine = create_engine(  # the URL names the file for messages; creator opens it
+            f"sqlite:///{database}",
+            creator=lambda: sqlite3.connect(uri, uri=True, check_same_thread=False),
         )
     else:
         engine = create_engine(url)
+
+    busy_timeout_ms = round(busy_timeout_seconds() * 1000)
 
     @event.listens_for(engine, "connect")
     def _configure(dbapi_connection: Any, _record: Any) -> None:
         # Let Python's sqlite3 leave transaction control to SQLAlchemy (BEGIN issued below).
         dbapi_connection.isolation_level = None
         cursor = dbapi_connection.cursor()
-        cursor.execute(f"PRAGMA busy_timeout = {SQLITE_BUSY_TIMEOUT_MS}")
+        cursor.execute(f"PRAGMA busy_timeout = {busy_timeout_ms}")
         cursor.execute("PRAGMA foreign_keys = ON")
         if not read_only:
             cursor.execute(f"PRAGMA page_size = {SQLITE_PAGE_SIZE}")  # before WAL creates the file
@@ -135,15 +142,16 @@ def first_load_journal(engine: Engine) -> Iterator[bool]:
                 _journal_mode(connection.connection.driver_connection, "wal")
 
 
-def _journal_mode(raw: Any, mode: str, *, busy_timeout_ms: int = SQLITE_BUSY_TIMEOUT_MS) -> bool:
+def _journal_mode(raw: Any, mode: str, *, busy_timeout_ms: int | None = None) -> bool:
     """Switch a SQLite connection's journal mode; False when SQLite cannot (the file is busy)."""
-    raw.execute(f"PRAGMA busy_timeout = {busy_timeout_ms}")
+    usual = round(busy_timeout_seconds() * 1000)
+    raw.execute(f"PRAGMA busy_timeout = {usual if busy_timeout_ms is None else busy_timeout_ms}")
     try:
         return bool(raw.execute(f"PRAGMA journal_mode = {mode}").fetchone()[0] == mode)
     except sqlite3.OperationalError:
         return False
     finally:
-        raw.execute(f"PRAGMA busy_timeout = {SQLITE_BUSY_TIMEOUT_MS}")
+        raw.execute(f"PRAGMA busy_timeout = {usual}")
 
 
 def alembic_config(connection: Connection | None = None) -> Config:
