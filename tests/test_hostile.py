@@ -87,6 +87,14 @@ def view_names(url: str) -> set[str]:
         engine.dispose()
 
 
+@pytest.fixture(scope="module")
+def seeded_postgres(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A PostgreSQL database holding the seeds, shared by the module's PostgreSQL-only tests."""
+    with fresh_database("postgresql", tmp_path_factory.mktemp("pg")) as url:
+        load(url, SEEDS)
+        yield url
+
+
 @pytest.fixture
 def loaded_url(db_url: str) -> str:
     """A database per backend with the seeds, for a test that may damage it."""
@@ -127,24 +135,22 @@ def test_query_runs_one_reading_statement_and_changes_nothing(
     ["SELECT pg_read_file('/etc/hostname')", "SELECT * FROM pg_ls_dir('.')"],
 )
 def test_query_refuses_a_superuser_connection_by_default(
-    seeded_url: str, tmp_path: Path, sql: str
+    seeded_postgres: str, tmp_path: Path, sql: str
 ) -> None:
-    if not seeded_url.startswith("postgresql"):
-        pytest.skip("a PostgreSQL case")
-    assert_one_error(etl("query", sql, "--db", seeded_url, cwd=tmp_path), "superuser")
+    assert_one_error(etl("query", sql, "--db", seeded_postgres, cwd=tmp_path), "superuser")
 
 
 @PG_ONLY
-def test_copy_to_program_never_runs_even_for_a_superuser(seeded_url: str, tmp_path: Path) -> None:
-    if not seeded_url.startswith("postgresql"):
-        pytest.skip("a PostgreSQL case")
+def test_copy_to_program_never_runs_even_for_a_superuser(
+    seeded_postgres: str, tmp_path: Path
+) -> None:
     probe = tmp_path / "probe.txt"
     for flags in ([], ["--allow-superuser"]):
         result = etl(
             "query",
             f"COPY (SELECT 1) TO PROGRAM 'id > {probe}'",
             "--db",
-            seeded_url,
+            seeded_postgres,
             *flags,
             cwd=tmp_path,
         )
@@ -152,28 +158,21 @@ def test_copy_to_program_never_runs_even_for_a_superuser(seeded_url: str, tmp_pa
     assert not probe.exists()
 
 
-@pytest.mark.parametrize(
-    "sql",
-    [
-        "SELECT pg_sleep(30)",
-        "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) SELECT count(*) FROM n",
-    ],
+RUNS_FOREVER = (
+    "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) SELECT count(*) FROM n"
 )
-def test_query_is_stopped_at_its_timeout(seeded_url: str, tmp_path: Path, sql: str) -> None:
-    is_postgres = seeded_url.startswith("postgresql")
-    if "pg_sleep" in sql and not is_postgres:
-        pytest.skip("pg_sleep is PostgreSQL's")
-    result = etl(
-        "query",
-        sql,
-        "--timeout",
-        "0.5",
-        "--db",
-        seeded_url,
-        *superuser_flag(seeded_url),
-        cwd=tmp_path,
-        timeout=60,
-    )
+
+
+def test_query_is_stopped_at_its_timeout(seeded_url: str, tmp_path: Path) -> None:
+    flags = ["--timeout", "0.5", "--db", seeded_url, *superuser_flag(seeded_url)]
+    result = etl("query", RUNS_FOREVER, *flags, cwd=tmp_path, timeout=60)
+    assert_one_error(result, "time limit")
+
+
+@PG_ONLY
+def test_a_sleeping_query_is_stopped_at_its_timeout(seeded_postgres: str, tmp_path: Path) -> None:
+    flags = ["--timeout", "0.5", "--db", seeded_postgres, "--allow-superuser"]
+    result = etl("query", "SELECT pg_sleep(30)", *flags, cwd=tmp_path, timeout=20)
     assert_one_error(result, "time limit")
 
 
