@@ -133,8 +133,14 @@ def _postgres(exc: Any, url: str | None) -> EtlError:
         return QueryError(f"`etl query` is read-only: {_first_line(exc)}")
     if state == "53100":
         return DiskFullError(f"the PostgreSQL server at {where} is out of disk space")
-    if state in {"55P03", "40P01"}:
-        return BusyError(f"a lock on the database could not be taken: {_first_line(exc)}")
+    if state == "55P03":
+        return BusyError(
+            f"another connection held a lock on a table past the {busy_timeout_seconds():g} s "
+            "lock timeout (ETL_BUSY_TIMEOUT), e.g. an `etl run` loading its first file or "
+            "migrating: try again when it finishes"
+        )
+    if state == "40P01":
+        return BusyError(f"a deadlock with another connection: {_first_line(exc)}")
     if state == "42501":
         return DatabaseError(f"permission denied: {_first_line(exc)}")
     return DatabaseError(f"{_first_line(exc)}")

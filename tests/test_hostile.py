@@ -543,6 +543,27 @@ def test_a_lock_held_past_the_busy_timeout_is_named(tmp_path: Path) -> None:
         holder.wait()
 
 
+@PG_ONLY
+def test_a_postgres_lock_held_past_the_timeout_is_named(
+    seeded_postgres: str, tmp_path: Path
+) -> None:
+    engine = create_engine(seeded_postgres, poolclass=NullPool)
+    with engine.connect() as connection:
+        connection.execute(text("LOCK TABLE papers IN ACCESS EXCLUSIVE MODE"))  # as a first load
+        found = etl(
+            "search",
+            "cache",
+            "--db",
+            seeded_postgres,
+            cwd=tmp_path,
+            env={"ETL_BUSY_TIMEOUT": "0.5"},
+            timeout=30,
+        )
+        connection.rollback()
+    engine.dispose()
+    assert_one_error(found, "held a lock on a table past the 0.5 s lock timeout")
+
+
 def test_a_missing_sqlite_file_and_a_missing_table_are_told_apart(tmp_path: Path) -> None:
     assert_one_error(etl("search", "cache", "--db", "absent.db", cwd=tmp_path), "no database at")
     sqlite3.connect(tmp_path / "empty.db").close()

@@ -54,11 +54,16 @@ def migrations_dir() -> Path:
 
 
 def create_db_engine(url: str, *, read_only: bool = False) -> Engine:
-    """An engine with our connection settings: WAL, foreign keys and a busy timeout on SQLite."""
+    """An engine with our connection settings: WAL, foreign keys and a busy timeout on SQLite;
+    on PostgreSQL, readers wait for a lock (a first load's, a migration's) at most as long."""
     try:
         if url.startswith("sqlite"):
             return _sqlite_engine(url, read_only=read_only)
-        return create_engine(url, pool_pre_ping=True)
+        arguments: dict[str, Any] = {}
+        if read_only and "options" not in make_url(url).query:
+            lock_timeout_ms = round(busy_timeout_seconds() * 1000)
+            arguments["connect_args"] = {"options": f"-c lock_timeout={lock_timeout_ms}"}
+        return create_engine(url, pool_pre_ping=True, **arguments)
     except (SQLAlchemyError, ImportError) as exc:
         raise DatabaseError(f"cannot open {mask_url(url)}: {mask_url(str(exc))}") from exc
 
