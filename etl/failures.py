@@ -130,7 +130,7 @@ def _postgres(exc: Any, url: str | None) -> EtlError:
     if state == "57014":
         return QueryError("the statement ran past its time limit and was stopped")
     if state == "25006":
-        return QueryError(f"`etl query` is read-only: {_first_line(exc)}")
+        return QueryError(f"`etl query` only reads: {_first_line(exc)}")
     if state == "53100":
         return DiskFullError(f"the PostgreSQL server at {where} is out of disk space")
     if state == "55P03":

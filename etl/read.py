@@ -232,8 +232,8 @@ def _query_error(exc: BaseException, engine: Engine) -> EtlError:
     if "multiple commands" in message:
         return QueryError("`etl query` runs exactly one statement")
     error = describe(exc, str(engine.url))
-    if type(error) is DatabaseError:  # the server's own words about the statement
-        return QueryError(str(error))
+    if type(error) is DatabaseError:  # the database's own words about the statement
+        return QueryError(message)
     return error
 
 

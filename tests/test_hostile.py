@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import os
-import sqlite3
 import subprocess
 import sys
 import uuid
@@ -106,27 +105,38 @@ def loaded_url(db_url: str) -> str:
 
 
 @pytest.mark.parametrize(
-    "sql",
+    ("sql", "refusal"),
     [
-        "COMMIT; DELETE FROM papers",
-        "END; DROP VIEW papers_with_code; SELECT 1",
-        "SELECT 1; DELETE FROM papers",
-        "ROLLBACK; DELETE FROM papers; COMMIT",
-        "DELETE FROM papers",
-        "DROP VIEW papers_with_code",
-        "WITH gone AS (DELETE FROM papers RETURNING id) SELECT count(*) FROM gone",
-        "EXPLAIN ANALYZE DELETE FROM papers",
-        "/* hidden */ -- comment\n DELETE FROM papers",
-        "VACUUM",
+        ("COMMIT; DELETE FROM papers", "only reads"),
+        ("END; DROP VIEW papers_with_code; SELECT 1", "only reads"),
+        ("SELECT 1; DELETE FROM papers", "runs exactly one statement"),
+        ("SELECT 1; COMMIT; DELETE FROM papers", "runs exactly one statement"),
+        ("ROLLBACK; DELETE FROM papers; COMMIT", "only reads"),
+        ("DELETE FROM papers", "only reads"),
+        ("DROP VIEW papers_with_code", "only reads"),
+        ("EXPLAIN ANALYZE DELETE FROM papers", "only reads"),
+        ("/* hidden */ -- comment\n DELETE FROM papers", "only reads"),
+        ("VACUUM", "only reads"),
     ],
 )
 def test_query_runs_one_reading_statement_and_changes_nothing(
-    loaded_url: str, tmp_path: Path, sql: str
+    loaded_url: str, tmp_path: Path, sql: str, refusal: str
 ) -> None:
     result = etl("query", sql, "--db", loaded_url, *superuser_flag(loaded_url), cwd=tmp_path)
-    assert_one_error(result)
+    assert_one_error(result, f"`etl query` {refusal}")
     assert paper_count(loaded_url) == 38
     assert "papers_with_code" in view_names(loaded_url)
+
+
+@PG_ONLY
+def test_a_writing_with_clause_is_refused_by_the_read_only_transaction(
+    postgres_url: str, tmp_path: Path
+) -> None:
+    load(postgres_url, SEEDS)
+    sql = "WITH gone AS (DELETE FROM papers RETURNING id) SELECT count(*) FROM gone"
+    result = etl("query", sql, "--db", postgres_url, "--allow-superuser", cwd=tmp_path)
+    assert_one_error(result, "`etl query` only reads", "read-only transaction")
+    assert paper_count(postgres_url) == 38
 
 
 @PG_ONLY
@@ -303,7 +313,7 @@ def test_search_means_the_same_on_both_backends(
     assert found["sqlite"] == found["postgresql"]
 
 
-@pytest.mark.parametrize("query", ["AND", "NOT", "OR OR", "-", "-cache", "the of", '""'])
+@pytest.mark.parametrize("query", ["AND", "NOT", "OR OR", "-cache", "the of"])
 def test_queries_with_nothing_to_look_for_are_one_error_on_both(
     seeded_url: str, tmp_path: Path, query: str
 ) -> None:
@@ -564,12 +574,6 @@ def test_a_postgres_lock_held_past_the_timeout_is_named(
     assert_one_error(found, "held a lock on a table past the 0.5 s lock timeout")
 
 
-def test_a_missing_sqlite_file_and_a_missing_table_are_told_apart(tmp_path: Path) -> None:
-    assert_one_error(etl("search", "cache", "--db", "absent.db", cwd=tmp_path), "no database at")
-    sqlite3.connect(tmp_path / "empty.db").close()
-    assert_one_error(etl("search", "cache", "--db", "empty.db", cwd=tmp_path), "no papers table")
-
-
 @contextmanager
 def small_filesystem(folder: Path, size: str) -> Iterator[Path]:
     """A real tmpfs of the given size mounted at `folder` (needs root, as CI runs)."""
@@ -694,13 +698,18 @@ def test_search_snippets_cannot_inject_markup(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("command", [["run", "-q"], ["search", "cache"], ["stats"], ["views"]])
 @pytest.mark.parametrize(
-    "given", ["not a url at all", "sqlite:///missing/folder/papers.db", "missing/papers.db"]
+    ("given", "reason"),
+    [
+        ("not a url at all", "'not a url at all' is neither a database URL nor a database file"),
+        ("sqlite:///missing/folder/papers.db", "no folder 'missing/folder'"),
+        ("missing/papers.db", "no folder 'missing'"),
+    ],
 )
 def test_db_option_refuses_what_is_not_a_database(
-    tmp_path: Path, command: list[str], given: str
+    tmp_path: Path, command: list[str], given: str, reason: str
 ) -> None:
     result = etl(*command, "--db", given, cwd=tmp_path)
-    assert_one_error(result)
+    assert_one_error(result, reason)
     assert list(tmp_path.iterdir()) == []
 
 
