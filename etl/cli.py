@@ -99,8 +99,8 @@ db_option = click.option(
     "--db",
     "database",
     metavar="URL",
-    help="Database URL (default: $ETL_DATABASE_URL, else sqlite:///papers.db). "
-    "PostgreSQL: postgresql+psycopg://USER@HOST/DB.",
+    help="Database URL, or the path of a .db/.sqlite/.sqlite3 file (default: "
+    "$ETL_DATABASE_URL, else sqlite:///papers.db). PostgreSQL: postgresql+psycopg://USER@HOST/DB.",
 )
 format_option = click.option(
     "--format",

@@ -158,11 +158,16 @@ def _postgres_query(
     """A read-only transaction with a statement timeout; the statement sent as a prepared
     statement (the extended protocol), which the server refuses to hold two statements."""
     superuser = connection.scalar(
-        text("SELECT rolsuper FROM pg_roles WHERE rolname = current_user")
+        text(
+            "SELECT rolsuper OR pg_has_role(current_user, 'pg_read_server_files', 'USAGE') "
+            "OR pg_has_role(current_user, 'pg_execute_server_program', 'USAGE') "
+            "FROM pg_roles WHERE rolname = current_user"
+        )
     )
     if superuser and not allow_superuser:
         raise QueryError(
-            "connected as a PostgreSQL superuser, who can read server files and run programs "
+            "connected as a PostgreSQL superuser (or a member of pg_read_server_files or "
+            "pg_execute_server_program), who can read server files and run programs "
             "whatever the transaction: connect as a read-only role (`etl grant-readonly`), "
             "or pass --allow-superuser"
         )
