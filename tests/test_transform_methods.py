@@ -382,3 +382,18 @@ def test_find_methods_is_well_formed_on_arbitrary_text(raw: str) -> None:
         assert keys.isdisjoint(mention.keys)
         keys.update(mention.keys)
         assert "://" not in mention.name
+
+
+def test_every_packaged_word_list_is_read_and_its_comments_are_not_words() -> None:
+    from importlib import resources
+
+    from etl.transform.methods import vocabulary
+
+    files = [f.name for f in resources.files("etl.data.methods").iterdir()]
+    lists = sorted(f[:-4] for f in files if f.endswith(".txt"))
+    source = Path(vocabulary.__file__).read_text("utf-8")
+    for name in lists:
+        assert f'words("{name}")' in source, f"{name}.txt is packaged but never read"
+        read = vocabulary.words(name)
+        assert read and not any(w.startswith("#") for w in read)
+    assert vocabulary.KIND_WORDS["corpus"] == "dataset"

@@ -1,0 +1,280 @@
+"""What the finder knows of one text while it reads it: tokens, acronym definitions, emphasis,
+the artifacts found so far, and the name runs (`chunks`) both readings share."""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_left
+from functools import lru_cache
+
+from etl.models import Acronym, MethodMention
+from etl.transform.acronyms import Definition, acronym_definitions, singular_word
+from etl.transform.methods.kinds import CLASS_NOUNS
+from etl.transform.methods.tokens import (
+    NUM,
+    SIZE_RE,
+    STRONG,
+    TITLE,
+    UNIT_RE,
+    Text,
+    generic_key,
+    method_key,
+)
+from etl.transform.methods.vocabulary import (
+    FUNCTION_WORDS,
+    GENERIC,
+    GENERIC_HEADS,
+    INITIAL_STOPWORDS,
+    LOWERCASE_GENERIC_HEADS,
+    MEASURE_HEADS,
+    NAME_NOUNS,
+    UNIT_WORDS,
+)
+
+
+class Reading:
+    """One text being read: its tokens and definitions, and the artifacts found so far."""
+
+    def __init__(self, text: str, emphasized: list[str], acronyms: tuple[Acronym, ...]):
+        self.t = Text(text)
+        self.definitions = acronym_definitions(text)
+        self.expansions = {a.acronym: a.expansion for a in acronyms}
+        for d in self.definitions:
+            self.expansions.setdefault(d.acronym, d.expansion)
+        self.emphasis = _emphasis_starts(text, emphasized)
+        self.by_short_start = {d.short_start: d for d in self.definitions}
+        self.by_long_start_token: dict[int, Definition] = {}  # token where the long form starts
+        for d in self.definitions:
+            index = self._token_at(d.long_start)
+            if index is not None:
+                self.by_long_start_token.setdefault(index, d)
+        # acronym -> whether the text's definition names an artifact (decided once per text)
+        self.defined: dict[str, bool] = {}
+        self.judged: dict[Definition, bool] = {}  # _is_defined_mention, read once per definition
+        for d in self.definitions:
+            self.defined[d.acronym] = self.defined.get(d.acronym, False) or self._judged(d)
+        self.masked = _masked_tokens(self.t, self.definitions)
+        self.unmasked = [False] * self.t.n
+        self.found: dict[str, MethodMention] = {}
+        self.keys: dict[str, str] = {}  # every key of a found artifact -> its first key
+        self.bases: set[str] = set()
+
+    def _first_seen(self, mention: MethodMention) -> int:
+        """Where a name (or one of its aliases) first appears: mentions come in reading order."""
+        text = self.t.text
+        first = len(text)
+        for name in (mention.name, *mention.aliases):
+            at = text.find(name)
+            if 0 <= at < first:
+                first = at
+        return first
+
+    # -- bookkeeping -----------------------------------------------------------------------
+
+    def _add(self, name: str, role: str, kind: str, aliases: tuple[str, ...] = ()) -> None:
+        """Record an artifact unless one of its spellings is already known."""
+        name = name.strip(" ,.;:\"'“”")
+        if not name or not (name[0].isalpha() or any(c.isalpha() for c in name)):
+            return
+        keys: list[str] = []
+        kept: list[str] = []
+        for spelling in (name, *aliases):
+            key = method_key(spelling)
+            if key and key not in keys:
+                keys.append(key)
+                kept.append(spelling)
+        if not self.keys.keys().isdisjoint(keys):
+            return
+        base = method_key(_without_version(name))
+        if role == "mentioned" and base in self.bases:
+            return  # PostgreSQL ... PostgreSQL 16
+        mention = MethodMention(name, kind, role, name, tuple(kept[1:]), tuple(keys))
+        self.found[keys[0]] = mention
+        for key in keys:
+            self.keys[key] = keys[0]
+        self.bases.add(base)
+
+    def _known(self, name: str) -> bool:
+        return method_key(name) in self.keys
+
+    # -- introduced ------------------------------------------------------------------------
+    def _paren_definition(self, i: int) -> Definition | None:
+        """The definition whose short form is inside the parenthesis at token `i`."""
+        if i + 1 < self.t.n:
+            return self.by_short_start.get(self.t.starts[i + 1])
+        return None
+
+    def _judged(self, d: Definition) -> bool:
+        """`_is_defined_mention` (which reads only the text), remembered."""
+        judged = self.judged.get(d)
+        if judged is None:
+            judged = self.judged[d] = self._is_defined_mention(d)
+        return judged
+
+    def _is_defined_mention(self, d: Definition) -> bool:
+        """A defined acronym naming an artifact, not a field, task, class or passing quantity."""
+        if generic_key(d.acronym) in GENERIC or generic_key(d.short) in GENERIC:
+            return False
+        if not d.acronym[:1].isalnum():
+            return False
+        words = d.long.replace("–", " ").split()
+        content = words
+        for index, word in enumerate(words):
+            if word.lower() in FUNCTION_WORDS and index:
+                content = words[:index]
+                break
+        head_written = content[-1].split("-")[-1]
+        head = head_written.lower()
+        plural = d.short != d.acronym or (
+            content is words and singular_word(head_written) != head_written
+        )
+        if plural or self._followed_by_plural(d):
+            return False
+        singular_head = singular_word(head)
+        if singular_head in GENERIC_HEADS:
+            return False
+        titled = sum(w[:1].isupper() for w in words[1:]) >= max(1, len(words) - 2)
+        if not titled and singular_head in LOWERCASE_GENERIC_HEADS:
+            return False
+        if singular_head in MEASURE_HEADS:
+            return self._reused(d) or d.long_start in self.emphasis
+        return True
+
+    def _followed_by_plural(self, d: Definition) -> bool:
+        """`pointwise information (PI) measures`: the acronym qualifies a plural noun."""
+        i = self._token_at_or_after(d.end)
+        if i is None:
+            return False
+        return self.t.lower[i] in CLASS_NOUNS
+
+    def _reused(self, d: Definition) -> bool:
+        """The acronym appears again after its definition."""
+        return bool(re.search(rf"(?<![\w-]){re.escape(d.acronym)}(?![\w])", self.t.text[d.end :]))
+
+    def _defined_generic(self, token: str) -> bool:
+        """A token that the text defines as an acronym of a generic field, task or class."""
+        token = token[:-1] if token.endswith("s") and token[:-1] in self.expansions else token
+        return token in self.expansions and not self.defined.get(token, False)
+
+    def _defined_mention(self, token: str) -> bool:
+        """A token that the text defines as an acronym naming an artifact (`RoPE`)."""
+        return self.defined.get(token, False)
+
+    def _chunk(self, i: int, mask: bool = False) -> tuple[int, int]:
+        """The run of name words starting at `i`: titles and strong names, then a version."""
+        t = self.t
+        masked = self.masked if mask else self.unmasked
+        n, shapes, words, initial = t.n, t.shapes, t.words, t.initial
+        first = i
+        j = i
+        while (
+            j < n
+            and not masked[j]
+            and (shapes[j] in (STRONG, TITLE) or (words[j] == "!" and self._brand_bang(j)))
+        ):
+            if j > first and initial[j] and words[j - 1] != "!":
+                break
+            j += 1
+        last = j - 1
+        if last < first:
+            return first, last
+        if j < t.n and t.shapes[j] == NUM and not masked[j] and self._version_follows(j):
+            last = j
+            j += 1
+        if j < t.n and t.lower[j] in NAME_NOUNS:
+            last = j
+        # a sentence-initial ordinary word before a name: `Using ZebraLogic`
+        while (
+            first < last
+            and t.initial[first]
+            and t.shapes[first] == TITLE
+            and (self._ordinary_initial(first))
+        ):
+            first += 1
+        return first, last
+
+    def _brand_bang(self, j: int) -> bool:
+        """`Yahoo! R6A`: an exclamation mark inside a name."""
+        t = self.t
+        return (
+            0 < j < t.n - 1
+            and t.shapes[j - 1] == TITLE
+            and t.shapes[j + 1] == STRONG
+            and t.starts[j] == t.ends[j - 1]
+        )
+
+    def _version_follows(self, j: int) -> bool:
+        """A number right after a name is its version or size, unless a unit or `%` follows."""
+        t = self.t
+        if j + 1 < t.n and (t.words[j + 1] in {"%", "×"} or t.lower[j + 1] in UNIT_WORDS):
+            return False
+        return t.starts[j] == t.ends[j - 1] + 1
+
+    def _ordinary_initial(self, i: int) -> bool:
+        """A sentence-initial capitalised word that is an ordinary word, not part of a name."""
+        low = self.t.lower[i]
+        if low in INITIAL_STOPWORDS or low.endswith(("ing", "ed", "ly")):
+            return True
+        return self.t.writes_in_lower_case(low)
+
+    def _followed_by(self, last: int, nouns: frozenset[str]) -> bool:
+        return last + 1 < self.t.n and self.t.lower[last + 1] in nouns
+
+    def _is_excluded(self, name: str) -> bool:
+        """Generic words and the paper's own names are never mentions."""
+        return generic_key(name) in GENERIC or self._known(name)
+
+    # -- positions -------------------------------------------------------------------------
+
+    def _token_at(self, offset: int) -> int | None:
+        """The token starting exactly at a character offset."""
+        starts = self.t.starts
+        index = bisect_left(starts, offset)
+        return index if index < len(starts) and starts[index] == offset else None
+
+    def _token_at_or_after(self, offset: int) -> int | None:
+        index = bisect_left(self.t.starts, offset)
+        return index if index < self.t.n else None
+
+    def _token_ending(self, offset: int) -> int | None:
+        """The token ending exactly at a character offset."""
+        index = bisect_left(self.t.starts, offset) - 1
+        return index if index >= 0 and self.t.ends[index] == offset else None
+
+
+def _emphasis_starts(text: str, spans: list[str]) -> dict[int, tuple[str, int]]:
+    """Where emphasised spans occur in the cleaned text: start -> (span, end)."""
+    found: dict[int, tuple[str, int]] = {}
+    for span in dict.fromkeys(spans):
+        if len(span) < 2:
+            continue
+        start = text.find(span)
+        while start >= 0:
+            end = start + len(span)
+            if (start == 0 or not text[start - 1].isalnum()) and (
+                end == len(text) or not text[end].isalnum()
+            ):
+                found.setdefault(start, (span, end))
+            start = text.find(span, end)
+    return found
+
+
+def _masked_tokens(t: Text, definitions: tuple[Definition, ...]) -> list[bool]:
+    """Tokens inside acronym definitions: the definition itself decides what they name."""
+    masked = [False] * t.n
+    for d in definitions:
+        index = bisect_left(t.starts, d.start)
+        while index < t.n and t.starts[index] < d.end:
+            masked[index] = True
+            index += 1
+    return masked
+
+
+@lru_cache(maxsize=4096)
+def _without_version(name: str) -> str:
+    """`PostgreSQL 16` -> `PostgreSQL`, `LLaVA-1.5-13B` -> `LLaVA-1.5`: a version or size."""
+    head, _, tail = name.rpartition(" ")
+    if head and UNIT_RE.match(tail):
+        return head
+    head, _, tail = name.rpartition("-")
+    return head if head and SIZE_RE.match(tail) else name

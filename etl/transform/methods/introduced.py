@@ -1,0 +1,247 @@
+"""Introduced artifacts: the names a paper gives to what it makes.
+
+A cue (`we propose`, `this paper introduces`, `our proposed`, `X introduces`, `called`/`named`/
+`namely`, `X, a novel ...`, `our X`, an emphasised strong name) followed by a name;
+`Long Form (SF)` gives the short form as the name and the long form as an alias.
+"""
+
+from __future__ import annotations
+
+from itertools import compress
+
+from etl.transform.acronyms import Definition
+from etl.transform.methods.base import Reading
+from etl.transform.methods.kinds import (
+    KIND_OF_WORD,
+    LIST_NOUNS,
+    kind_after,
+    kind_before,
+    kind_from,
+    kind_of_name,
+)
+from etl.transform.methods.tokens import PUNCT, STRONG, TITLE, method_key
+from etl.transform.methods.vocabulary import (
+    ADVERBS,
+    ARTICLES,
+    INTRO_VERBS,
+    NAMING_WORDS,
+    NEW_WORDS,
+    OBJECT_STOPS,
+    OF_NOUNS,
+    RELATIVE_VERBS,
+    SUBJECT_DETERMINERS,
+    SUBJECT_NOUNS,
+)
+
+
+class Introduced(Reading):
+    """The rules for introduced names."""
+
+    def _introduced(self) -> None:
+        t = self.t
+        shapes = t.shapes
+        n = t.n
+        lower = t.lower
+        candidates: list[int] = []  # in order, each once
+        for hit in compress(range(n), t.cues):
+            if lower[hit] != ",":
+                candidates.append(hit)
+            # a strong name before a comma, three tokens or more from the end (once: an
+            # all-capital trigger word is strong too)
+            elif hit and hit + 2 < n and shapes[hit - 1] == STRONG and candidates[-1:] != [hit - 1]:
+                candidates.append(hit - 1)
+        for i in candidates:
+            low = t.lower[i]
+            if low in INTRO_VERBS and self._has_subject(i):
+                self._object(i + 1, kind_before(self.t, i))
+            elif (
+                low == "put"
+                and i + 1 < t.n
+                and t.lower[i + 1] == "forward"
+                and self._has_subject(i)
+            ):
+                self._object(i + 2, None)
+            elif low in NAMING_WORDS:
+                self._named(i)
+            elif low == "our" and i + 1 < t.n and t.shapes[i + 1] == STRONG:
+                first, last = self._chunk(i + 1)
+                if last >= first and not self._defined_generic(t.words[first]):
+                    self._add_intro(first, last, None)
+            elif t.shapes[i] == STRONG and self._appositive_intro(i):
+                first, last = self._chunk(i)
+                if first == i:
+                    self._add_intro(first, last, kind_after(t, last + 1) or kind_before(t, i))
+        if t.n > 2 and t.shapes[0] == STRONG and t.words[1] == ":":
+            self._add_intro(0, 0, None)  # a title `Name: what it does`
+        for start, (span, _) in self.emphasis.items():
+            at = self._token_at(start)
+            if at is None:
+                continue
+            i = at
+            if (
+                t.shapes[i] == STRONG
+                and t.ends[i] - t.starts[i] == len(span)
+                and not self._defined_generic(t.words[i])
+                and not self._defined_mention(t.words[i])
+            ):
+                self._add_intro(i, i, None)
+
+    def _appositive_intro(self, i: int) -> bool:
+        """`X, a new benchmark`, `a new dataset, X,`, `X, a corpus that we generate`."""
+        t = self.t
+        if i + 1 >= t.n or t.words[i + 1] != ",":
+            return False
+        if i + 3 < t.n and t.lower[i + 2] in ARTICLES and t.lower[i + 3] in NEW_WORDS:
+            return True
+        if i >= 2 and t.words[i - 1] == "," and t.lower[i - 2] in KIND_OF_WORD:
+            # `a new drift-heavy dataset, X,` or `our (new) benchmark, X,`
+            window = t.lower[max(0, i - 9) : i - 2]
+            if "our" in window[-4:] or any(
+                w in NEW_WORDS and window[k - 1] in ARTICLES for k, w in enumerate(window) if k
+            ):
+                return True
+        for j in range(i + 2, min(t.n, i + 16)):
+            if t.shapes[j] in (STRONG, TITLE) or t.words[j] in {".", ";", "("}:
+                return False
+            if t.lower[j] in {"we", "our"} and j + 1 < t.n and t.lower[j + 1] in RELATIVE_VERBS:
+                return True
+        return False
+
+    def _has_subject(self, verb: int) -> bool:
+        """`we propose`, `this paper introduces`, `our proposed`, `ProtoLens introduces`."""
+        t = self.t
+        j = verb - 1
+        while j >= 0 and t.lower[j] in ADVERBS:
+            j -= 1
+        if j < 0:
+            return False
+        word = t.lower[j]
+        if word == "we":
+            return True
+        if t.lower[verb] == "proposed" and word in {"our", "the"}:
+            return True
+        if word in SUBJECT_NOUNS and j > 0 and t.lower[j - 1] in SUBJECT_DETERMINERS:
+            return True
+        return t.shapes[j] == STRONG and self._known(t.words[j]) and t.lower[verb].endswith("s")
+
+    def _object(self, i: int, kind: str | None) -> None:
+        """The name an intro verb introduces, if its object phrase has one."""
+        t = self.t
+        skipped: list[str] = []
+        limit = min(t.n, i + 14)
+        while i < limit:
+            word, low, kind_of = t.words[i], t.lower[i], t.shapes[i]
+            if i in self.by_long_start_token:
+                self._add_definition(self.by_long_start_token[i], kind or kind_from(skipped))
+                return
+            if kind_of == PUNCT:
+                if word == "," and skipped and skipped[-1] in LIST_NOUNS:
+                    i += 1
+                    continue
+                if word in "“\"'‘":
+                    i += 1
+                    continue
+                if word == "(" and self._paren_definition(i) is not None:
+                    definition = self._paren_definition(i)
+                    assert definition is not None
+                    if definition.long_start >= t.starts[i - len(skipped)]:
+                        self._add_definition(definition, kind or kind_from(skipped))
+                return
+            if t.starts[i] in self.emphasis:
+                span, end = self.emphasis[t.starts[i]]
+                last = self._token_ending(end)
+                if last is not None and (kind_of in (STRONG, TITLE) or skipped[-1:] == ["called"]):
+                    self._add_intro(i, last, kind or kind_from(skipped), written=span)
+                    self._list_continues(last + 1, kind or kind_from(skipped))
+                    return
+            if kind_of in (STRONG, TITLE):
+                first, last = self._chunk(i)
+                if last < first:
+                    return
+                self._add_intro(first, last, kind or kind_from(skipped))
+                self._list_continues(last + 1, kind or kind_from(skipped))
+                return
+            if low in OBJECT_STOPS or (
+                low == "of" and (not skipped or skipped[-1] not in OF_NOUNS)
+            ):
+                return
+            if low in NAMING_WORDS:
+                return  # `_named` reads what follows
+            skipped.append(low)
+            i += 1
+
+    def _named(self, i: int) -> None:
+        """`called X`, `named X`, `namely X`: X is the paper's name for what it describes."""
+        t = self.t
+        j = i + 1
+        if t.lower[i] == "denoted" and j < t.n and t.lower[j] in {"as", "by"}:
+            j += 1
+        while j < t.n and t.words[j] in "“\"'‘":
+            j += 1
+        if j >= t.n:
+            return
+        kind = kind_before(self.t, i)
+        if t.starts[j] in self.emphasis:
+            span, end = self.emphasis[t.starts[j]]
+            last = self._token_ending(end)
+            if last is not None:
+                self._add_intro(j, last, kind, written=span)
+                return
+        if t.shapes[j] in (STRONG, TITLE) and not t.initial[j]:
+            first, last = self._chunk(j)
+            if last >= first:
+                self._add_intro(first, last, kind)
+
+    def _list_continues(self, i: int, kind: str | None) -> None:
+        """`PDI-CP and JDI-CP`: further names listed right after an introduced one."""
+        t = self.t
+        while i + 1 < t.n and t.words[i] in {",", "and"}:
+            j = i + 1
+            if t.lower[j] == "and":
+                j += 1
+            if j >= t.n or t.shapes[j] != STRONG:
+                return
+            first, last = self._chunk(j)
+            if last < first:
+                return
+            self._add_intro(first, last, kind)
+            i = last + 1
+
+    def _add_intro(
+        self, first: int, last: int, kind: str | None, written: str | None = None
+    ) -> None:
+        """An introduced name, with its long form when the text gives one right after it."""
+        t = self.t
+        name = written or t.span(first, last)
+        if self._is_excluded(name):
+            return
+        definition = self.by_long_start_token.get(first)
+        if definition is not None and not written:
+            self._add_definition(definition, kind)
+            return
+        definition = self.by_short_start.get(t.starts[first])
+        if definition is not None and definition.acronym.rstrip("s") == name.rstrip("s"):
+            self._add_definition(definition, kind)
+            return
+        if last + 3 < t.n and t.words[last + 1] == "(" and t.words[last + 3] == ")":
+            inner = last + 2
+            if t.shapes[inner] == STRONG:  # Rate-Constrained Training (BackSlash)
+                after = kind or kind_after(self.t, last + 4) or kind_of_name(name)
+                self._add(t.words[inner], "introduced", after, (name,))
+                return
+        self._add(name, "introduced", kind or kind_after(self.t, last + 1) or kind_of_name(name))
+
+    def _add_definition(self, d: Definition, kind: str | None) -> None:
+        """An introduced acronym: `Core Context Aware (CCA) Attention` becomes `CCA-Attention`."""
+        t = self.t
+        end_token = self._token_at_or_after(d.end)
+        name, alias = d.acronym, d.expansion
+        if end_token is not None and t.shapes[end_token] == TITLE and not t.initial[end_token]:
+            word = t.words[end_token]
+            joined = f"{d.acronym}-{word}"
+            name = joined if joined in t.text else f"{d.acronym} {word}"
+            alias = f"{d.expansion} {word}"
+            for part in (d.acronym, d.expansion):  # claimed: not a mention of their own
+                self.keys.setdefault(method_key(part), method_key(name))
+        after = kind_after(self.t, end_token) if end_token is not None else None
+        self._add(name, "introduced", kind or after or kind_of_name(alias), (alias,))
