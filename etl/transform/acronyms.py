@@ -10,6 +10,7 @@ singular on both sides: `Large Language Models (LLMs)` is `LLM` / `Large Languag
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from functools import lru_cache
 from typing import NamedTuple
 
@@ -22,6 +23,13 @@ SPLIT_RE = re.compile(r"[;,]\s*|\s+(?:or|i\.e\.|e\.g\.)\s+")
 TITLED_RE = re.compile(r"[A-Z][\w'’-]*$")
 # `MIB, a Mechanistic Interpretability Benchmark`: a short form, then a capitalised long form.
 APPOSITIVE_RE = re.compile(r", (?:an?|the) (?=[A-Z])")
+# `MILO: Multimodal Iterative Language Optimizer`: a short form, a colon, its long form.
+COLON_RE = re.compile(r"(?<=\w): (?=[A-Z])")
+# `DGS- a decoupled graph scheduler -`: a long form between dashes after its short form.
+DASH_RE = re.compile(
+    r"(?<![\w-])([A-Za-z0-9][\w-]{0,10}[A-Za-z0-9]) ?[-–—]{1,2} (?:an?|the) "
+    r"([a-z][^-–—,.;:()]{2,80}?) ?[-–—]"
+)
 # `Many-Shot Adaptive Pseudo-Labeling, namely MAPLE`: a capitalised long form, then the short one.
 # The optional comma before it is looked at by the caller: a pattern starting with `,?` is tried
 # at every position of the text. (A match ends with [\w-], so no match ever takes that comma.)
@@ -31,6 +39,11 @@ NAMELY_RE = re.compile(
 SHORT_BEFORE_RE = re.compile(r"(?<![\w-])[A-Za-z0-9][\w-]{1,11}$")
 WORD_RE = re.compile(r"\S+")
 DIGIT_RUN_RE = re.compile(r"([A-Za-z])([2-4])(?![0-9])")
+# A digit between letters read as a word: `2` is `to`, `4` is `for`.
+SPOKEN_DIGIT_RE = re.compile(r"(?<=[A-Za-z])[24](?=[A-Za-z])")
+SPOKEN_DIGITS = {"2": "t", "4": "f"}
+# A short form in parentheses inside a long form: `Ground-to-Aerial (G2A) image synthesis`.
+INNER_SHORT_RE = re.compile(r" \(([^()]{1,20})\)")
 MAX_WORDS_EXTRA = 5
 LOOKBACK = 240  # characters before a parenthesis searched for the long form
 FUNCTION_WORDS = {"of", "for", "with", "and", "in", "on", "to", "the", "from", "by", "via", "as"}
@@ -64,7 +77,7 @@ def acronym_definitions(text: str) -> tuple[Definition, ...]:
     found: list[Definition] = []
 
     def add(start: int, end: int, long_start: int, short_start: int, short: str, long: str) -> None:
-        acronym, expansion = singular_pair(short, long)
+        acronym, expansion = singular_pair(short, _without_inner_short_forms(long))
         found.append(
             Definition(start, end, long_start, short_start, short, long, acronym, expansion)
         )
@@ -89,23 +102,20 @@ def acronym_definitions(text: str) -> tuple[Definition, ...]:
                 short_start = offset + before.rfind(pair[0])
                 long_start = match.start(1) + match.group(1).find(pair[1])
                 add(short_start, match.end(), long_start, short_start, *pair)
+    if ": " in text:  # `MILO: Multimodal Iterative Language Optimizer`
+        for match in COLON_RE.finditer(text):
+            _appositive(text, match, add, initials=True)
+    if "- " in text or "— " in text or "– " in text:  # `DGS - a decoupled graph scheduler -`
+        for match in DASH_RE.finditer(text):
+            short, long_form = match.group(1), match.group(2).strip()
+            if is_short_form(short) and any(
+                _best_long_form(letters, long_form.split()) == long_form
+                for letters in _spellings(short)
+            ):
+                add(match.start(1), match.end(2), match.start(2), match.start(1), short, long_form)
     if ", " in text:
         for match in APPOSITIVE_RE.finditer(text):
-            short_match = SHORT_BEFORE_RE.search(text, max(0, match.start() - 12), match.start())
-            if short_match is None:
-                continue
-            words = _titled_run(text[match.end() : match.end() + 160].split(" "), from_start=True)
-            long_form = _titled_long_form(short_match.group(0), words, from_start=True)
-            if long_form:
-                start = short_match.start()
-                add(
-                    start,
-                    match.end() + len(long_form),
-                    match.end(),
-                    start,
-                    short_match.group(0),
-                    long_form,
-                )
+            _appositive(text, match, add)
         for match in NAMELY_RE.finditer(text):
             short = match.group(1)
             begin = match.start()
@@ -119,6 +129,39 @@ def acronym_definitions(text: str) -> tuple[Definition, ...]:
                 add(long_start, match.end(), long_start, match.start(1), short, long_form)
     found.sort()
     return tuple(found)
+
+
+def _appositive(
+    text: str, match: re.Match[str], add: Callable[..., None], *, initials: bool = False
+) -> None:
+    """A short form right before `match` whose capitalised long form follows it (with
+    `initials`, one whose words' initials spell it: a colon is weaker evidence than a comma
+    and an article)."""
+    short_match = SHORT_BEFORE_RE.search(text, max(0, match.start() - 12), match.start())
+    if short_match is None:
+        return
+    words = _titled_run(text[match.end() : match.end() + 160].split(" "), from_start=True)
+    long_form = _titled_long_form(short_match.group(0), words, from_start=True)
+    if long_form and (not initials or _spelled_by_initials(short_match.group(0), long_form)):
+        start = short_match.start()
+        end = match.end() + len(long_form)
+        add(start, end, match.end(), start, short_match.group(0), long_form)
+
+
+def _spelled_by_initials(short: str, long_form: str) -> bool:
+    """Whether the initials of a long form's words (function words optional) spell `short`."""
+    words = [w for w in re.split(r"[\s\-]+", long_form) if w]
+    every = "".join(w[0] for w in words).lower()
+    content = "".join(w[0] for w in words if w.lower() not in FUNCTION_WORDS).lower()
+    return _letters(short).lower() in (every, content)
+
+
+def _without_inner_short_forms(long: str) -> str:
+    """A long form without the short forms defined inside it (`Core Context Aware (CCA)
+    Attention` is `Core Context Aware Attention`)."""
+    if "(" not in long:
+        return long
+    return INNER_SHORT_RE.sub(lambda m: "" if is_short_form(m.group(1)) else m.group(0), long)
 
 
 def _titled_run(words: list[str], *, from_start: bool) -> list[str]:
@@ -164,6 +207,9 @@ def _spellings(short: str) -> tuple[str, ...]:
     letters = _letters(short)
     options = [letters]
     if any(c.isdigit() for c in letters):
+        spoken = SPOKEN_DIGIT_RE.sub(lambda m: SPOKEN_DIGITS[m.group(0)], letters)
+        if spoken != letters:
+            options.append(spoken)  # G2A: Ground-to-Aerial; P4P: planning for planning
         repeated = DIGIT_RUN_RE.sub(lambda m: m.group(1) * int(m.group(2)), letters)
         if repeated != letters:
             options.append(repeated)
@@ -242,6 +288,8 @@ def _best_long_form(letters: str, words: list[str]) -> str | None:
     start = lower.rfind(" ", 0, l_index + 1) + 1
     long_form = text[start:].strip(" ,;:\"'“”")
     long_form = re.sub(r"^[\"'“(\[]+", "", long_form)
+    if long_form.count("(") != long_form.count(")"):
+        return None  # it would start inside an earlier parenthesis: `(DVX) extended count`
     if not long_form or len(long_form) <= len(letters) or long_form.lower() == letters.lower():
         return None
     if len(long_form.split()) > len(letters) + MAX_WORDS_EXTRA:

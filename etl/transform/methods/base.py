@@ -220,6 +220,10 @@ class Reading:
     def _followed_by(self, last: int, nouns: frozenset[str]) -> bool:
         return last + 1 < self.t.n and self.t.lower[last + 1] in nouns
 
+    def _is_excluded_generic(self, name: str) -> bool:
+        """A generic word, or an acronym the text defines as a field, task or class."""
+        return generic_key(name) in GENERIC or self._defined_generic(name)
+
     def _is_excluded(self, name: str) -> bool:
         """Generic words and the paper's own names are never mentions."""
         return generic_key(name) in GENERIC or self._known(name)

@@ -19,7 +19,7 @@ from etl.transform.methods.kinds import (
     kind_from,
     kind_of_name,
 )
-from etl.transform.methods.tokens import PUNCT, STRONG, TITLE, method_key
+from etl.transform.methods.tokens import LOWER, PUNCT, STRONG, TITLE, method_key
 from etl.transform.methods.vocabulary import (
     ADVERBS,
     ARTICLES,
@@ -39,16 +39,17 @@ class Introduced(Reading):
 
     def _introduced(self) -> None:
         t = self.t
-        shapes = t.shapes
         n = t.n
         lower = t.lower
         candidates: list[int] = []  # in order, each once
         for hit in compress(range(n), t.cues):
             if lower[hit] != ",":
                 candidates.append(hit)
-            # a strong name before a comma, three tokens or more from the end (once: an
-            # all-capital trigger word is strong too)
-            elif hit and hit + 2 < n and shapes[hit - 1] == STRONG and candidates[-1:] != [hit - 1]:
+            # a strong name (or a capitalised word inside a sentence) before a comma, three
+            # tokens or more from the end (once: an all-capital trigger word is strong too)
+            elif (
+                hit and hit + 2 < n and candidates[-1:] != [hit - 1] and self._may_be_named(hit - 1)
+            ):
                 candidates.append(hit - 1)
         for i in candidates:
             low = t.lower[i]
@@ -67,7 +68,7 @@ class Introduced(Reading):
                 first, last = self._chunk(i + 1)
                 if last >= first and not self._defined_generic(t.words[first]):
                     self._add_intro(first, last, None)
-            elif t.shapes[i] == STRONG and self._appositive_intro(i):
+            elif t.shapes[i] in (STRONG, TITLE) and self._appositive_intro(i):
                 first, last = self._chunk(i)
                 if first == i:
                     self._add_intro(first, last, kind_after(t, last + 1) or kind_before(t, i))
@@ -85,6 +86,11 @@ class Introduced(Reading):
                 and not self._defined_mention(t.words[i])
             ):
                 self._add_intro(i, i, None)
+
+    def _may_be_named(self, i: int) -> bool:
+        """A strong name, or a capitalised word inside a sentence (`Our method, Kestrel, ...`)."""
+        shape = self.t.shapes[i]
+        return shape == STRONG or (shape == TITLE and not self.t.initial[i])
 
     def _appositive_intro(self, i: int) -> bool:
         """`X, a new benchmark`, `a new dataset, X,`, `X, a corpus that we generate`."""
@@ -118,6 +124,12 @@ class Introduced(Reading):
         word = t.lower[j]
         if word == "we":
             return True
+        if word == "and":  # `we analyze X and propose Y`: the subject of the first verb
+            for k in range(j - 1, max(-1, j - 12), -1):
+                if t.boundaries[k] or t.words[k] == ";":
+                    break
+                if t.lower[k] == "we":
+                    return True
         if t.lower[verb] == "proposed" and word in {"our", "the"}:
             return True
         if word in SUBJECT_NOUNS and j > 0 and t.lower[j - 1] in SUBJECT_DETERMINERS:
@@ -132,10 +144,12 @@ class Introduced(Reading):
         while i < limit:
             word, low, kind_of = t.words[i], t.lower[i], t.shapes[i]
             if i in self.by_long_start_token:
-                self._add_definition(self.by_long_start_token[i], kind or kind_from(skipped))
+                outer = self._outer_definition(self.by_long_start_token[i])
+                self._add_definition(outer, kind or kind_from(skipped))
                 return
             if kind_of == PUNCT:
-                if word == "," and skipped and skipped[-1] in LIST_NOUNS:
+                # `two algorithms, A and B`; `two new datasets: A and B`
+                if word in {",", ":"} and skipped and skipped[-1] in LIST_NOUNS:
                     i += 1
                     continue
                 if word in "“\"'‘":
@@ -156,8 +170,8 @@ class Introduced(Reading):
                     return
             if kind_of in (STRONG, TITLE):
                 first, last = self._chunk(i)
-                if last < first:
-                    return
+                if last < first or self._names_follow(last + 1):
+                    return  # `a U-Net architecture named PolarSeg`: the named one is new
                 self._add_intro(first, last, kind or kind_from(skipped))
                 self._list_continues(last + 1, kind or kind_from(skipped))
                 return
@@ -169,6 +183,24 @@ class Introduced(Reading):
                 return  # `_named` reads what follows
             skipped.append(low)
             i += 1
+
+    def _names_follow(self, i: int) -> bool:
+        """A naming word (`named`, `called`) within the few lowercase words from token `i`."""
+        t = self.t
+        for k in range(i, min(t.n, i + 4)):
+            if t.lower[k] in NAMING_WORDS:
+                return True
+            if t.shapes[k] != LOWER:
+                return False
+        return False
+
+    def _outer_definition(self, d: Definition) -> Definition:
+        """`Ground-to-Aerial (G2A) image synthesis (GP-G2A)`: the later short form that holds
+        this one names the whole."""
+        for other in self.definitions:
+            if d.end <= other.short_start <= d.end + 60 and d.acronym in other.acronym != d.acronym:
+                return other
+        return d
 
     def _named(self, i: int) -> None:
         """`called X`, `named X`, `namely X`: X is the paper's name for what it describes."""
@@ -191,6 +223,8 @@ class Introduced(Reading):
             first, last = self._chunk(j)
             if last >= first:
                 self._add_intro(first, last, kind)
+        elif t.shapes[j] == LOWER and "-" in t.words[j] and t.lower[i] != "namely":
+            self._add_intro(j, j, kind)  # `an operator that we dub g-softsort`
 
     def _list_continues(self, i: int, kind: str | None) -> None:
         """`PDI-CP and JDI-CP`: further names listed right after an introduced one."""
@@ -245,3 +279,7 @@ class Introduced(Reading):
                 self.keys.setdefault(method_key(part), method_key(name))
         after = kind_after(self.t, end_token) if end_token is not None else None
         self._add(name, "introduced", kind or after or kind_of_name(alias), (alias,))
+        for inner in self.definitions:  # `... Ground-to-Aerial (G2A) image synthesis (GP-G2A)`
+            if inner is not d and d.long_start <= inner.long_start and inner.end <= d.short_start:
+                for part in (inner.acronym, inner.expansion):  # part of the name, not a mention
+                    self.keys.setdefault(method_key(part), method_key(name))

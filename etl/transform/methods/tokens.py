@@ -53,6 +53,7 @@ UNIT_RE = re.compile(
     r"|[vV]\d+(?:\.\d+)*)$"
 )
 SIZE_RE = re.compile(r"^\d+(?:\.\d+)?(?:x\d+)?[KMBT]$")
+GLUED_RE = re.compile(r"^[a-z]{2,}\.[A-Z][a-z]+$")
 ROMAN_RE = re.compile(r"^[IVXivx]+$")
 MATH_TOKEN_RE = re.compile(r"^[a-z][A-Z]\d*$")
 DIGIT_LETTER_RE = re.compile(r"\d")
@@ -100,6 +101,10 @@ def shape(token: str) -> int:
             return ADJ
     if low in GENERIC or HARDWARE_RE.match(token) or NUMBER_FORMAT_RE.match(token):
         return LOWER
+    if len(parts) == 2 and parts[1].islower() and generic_key(parts[0]) in GENERIC:
+        return LOWER  # VC-dimension, KL-divergence: a generic word qualified
+    if GLUED_RE.match(token):
+        return LOWER  # `models.Our`: two words glued by a missing space
     if ROMAN_RE.match(token) and token.isupper():
         return LOWER
     if MATH_TOKEN_RE.match(token) or (len(token) == 1 and not token.isdigit()):
@@ -116,9 +121,6 @@ def shape(token: str) -> int:
     if token[0].isupper():
         return LOWER if low in GENERIC_TITLES else TITLE
     return LOWER
-
-
-_SHAPE_CACHE: dict[str, int] = {}
 
 
 def is_strong(token: str) -> bool:

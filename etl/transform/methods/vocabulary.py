@@ -26,7 +26,8 @@ def _kinds() -> dict[str, str]:
 
 
 KIND_WORDS = _kinds()
-GENERIC = words("generic")
+# Metrics and formats are generic too: shaped like names, never an artifact of the paper.
+GENERIC = words("generic") | words("metrics") | words("formats")
 METRIC_ROOTS = words("metric_roots")
 GENERIC_TITLES = words("generic_titles")
 HARDWARE_NOUNS = words("hardware_nouns")

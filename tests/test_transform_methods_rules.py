@@ -1,0 +1,207 @@
+"""General rules for names the real abstracts of public paper lists exposed, each on made-up
+sentences: the paper's own artifact, acronyms of fields and tasks, names cut short or run
+together, acronym forms, metrics and formats, and titles read as titles."""
+
+from __future__ import annotations
+
+import pytest
+
+from etl.models import MethodMention, RawRecord
+from etl.transform import load_taxonomy, transform
+from etl.transform.acronyms import find_acronyms
+
+TAXONOMY = load_taxonomy()
+
+
+def methods(abstract: str, title: str | None = None) -> tuple[MethodMention, ...]:
+    """The artifacts the real transform finds in a record."""
+    record = RawRecord(source="t", position=1, venue="V", year=2025, title=title, abstract=abstract)
+    return transform(record, TAXONOMY).methods
+
+
+def roles(abstract: str, title: str | None = None) -> dict[str, str]:
+    """Name -> role of every artifact found."""
+    return {m.name: m.role for m in methods(abstract, title)}
+
+
+def acronyms(text: str) -> set[tuple[str, str]]:
+    return {(a.acronym, a.expansion) for a in find_acronyms(text)}
+
+
+# -- 1. the paper's own artifact -----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("abstract", "introduced"),
+    [
+        ("Our method, Kestrel, aligns features across domains without labels.", ["Kestrel"]),
+        ("We study sorting and present an operator that we dub g-softsort.", ["g-softsort"]),
+        ("Ranking needs smooth sorts, which we call SoftRank, for training.", ["SoftRank"]),
+        ("We analyze data mixing and propose TreeMix, an algorithm that mixes trees.", ["TreeMix"]),
+        (
+            "To this end, we introduce two new datasets: HARBOR-3D and DOCK-3D. Both are large.",
+            ["HARBOR-3D", "DOCK-3D"],
+        ),
+        ("We propose a sparse accelerated Hard Thresholding (saHT) method.", ["saHT"]),
+    ],
+)
+def test_the_papers_own_artifact_is_introduced(abstract: str, introduced: list[str]) -> None:
+    found = roles(abstract)
+    assert [n for n, r in found.items() if r == "introduced"] == introduced
+    assert "mentioned" not in found.values()
+
+
+def test_a_name_given_to_a_generic_head_is_the_introduced_one() -> None:
+    found = roles("We introduce a U-Net architecture named PolarSeg for segmentation.")
+    assert found == {"U-Net": "mentioned", "PolarSeg": "introduced"}
+
+
+def test_an_acronym_inside_a_long_form_belongs_to_the_outer_name() -> None:
+    text = (
+        "We propose a Geometry-Preserving Ground-to-Aerial (G2A) image synthesis (GP-G2A) "
+        "model for novel views."
+    )
+    found = {m.name: m for m in methods(text)}
+    assert list(found) == ["GP-G2A"]
+    assert found["GP-G2A"].role == "introduced"
+    assert found["GP-G2A"].aliases == ("Geometry-Preserving Ground-to-Aerial image synthesis",)
+    assert acronyms(text) == {
+        ("G2A", "Ground-to-Aerial"),
+        ("GP-G2A", "Geometry-Preserving Ground-to-Aerial image synthesis"),
+    }
+
+
+def test_a_subject_reaches_the_second_of_two_coordinated_verbs_only_in_its_sentence() -> None:
+    assert roles("We study mixing and propose LoopMix for parsing.") == {"LoopMix": "introduced"}
+    found = roles("We study mixing. Prior work and propose LoopMix for parsing.")
+    assert found.get("LoopMix") != "introduced"
+
+
+# -- 2. acronyms of tasks, fields, settings and notions --------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "We train a reward model (RM) for alignment.",
+        "Remote sensing (RS) images are hard to label.",
+        "Human-Object Interaction (HOI) detection needs context.",
+        "We study open-world test-time adaptation (OWTTA) for streams.",
+        "Independent component analysis (ICA) is a classical field.",
+        "We explain predictions with explainable AI (XAI) tools.",
+        "We bound the CDF and the VC-dimension of the class.",
+        "Videos are rendered in 4K HD for the study.",
+    ],
+)
+def test_fields_tasks_settings_and_notions_are_not_artifacts(text: str) -> None:
+    assert methods(text) == ()
+
+
+def test_a_capitalised_model_acronym_is_still_a_mentioned_artifact() -> None:
+    found = {m.name: m for m in methods("We prompt the Segment Anything Model (SAM) with boxes.")}
+    assert found["SAM"].role == "mentioned"
+    assert found["SAM"].aliases == ("Segment Anything Model",)
+
+
+# -- 3. capitalised phrases that are not artifacts ---------------------------------------------
+
+
+def test_words_glued_by_a_missing_space_are_not_a_name() -> None:
+    assert methods("We compare several models.Our results hold across seeds.") == ()
+
+
+# -- 7. acronym forms ------------------------------------------------------------------------
+
+
+def test_colon_and_dash_appositive_acronym_forms() -> None:
+    text = (
+        "We propose MILO: Multimodal Iterative Language Optimizer, which tunes prompts. "
+        "We build DGS- a decoupled graph scheduler - for clusters."
+    )
+    assert acronyms(text) == {
+        ("MILO", "Multimodal Iterative Language Optimizer"),
+        ("DGS", "decoupled graph scheduler"),
+    }
+    found = {m.name: m for m in methods(text)}
+    assert found["MILO"].role == found["DGS"].role == "introduced"
+    assert found["MILO"].aliases == ("Multimodal Iterative Language Optimizer",)
+
+
+def test_a_colon_form_must_be_spelled_by_initials() -> None:
+    assert (
+        acronyms("We use BERT: Bidirectional Encoder Representations from Transformers.") == set()
+    )
+    assert acronyms("Results in Section 2: Ablations Show Gains") == set()
+
+
+def test_a_digit_read_as_a_word_spells_its_long_form() -> None:
+    assert acronyms("a sequence to sequence (Seq2Seq) model") == {
+        ("Seq2Seq", "sequence to sequence")
+    }
+    assert acronyms("Ground-to-Aerial (G2A) synthesis") == {("G2A", "Ground-to-Aerial")}
+
+
+# -- 6. a long form never starts inside an earlier parenthesis ---------------------------------
+
+
+def test_a_long_form_does_not_run_back_over_a_parenthesis() -> None:
+    assert acronyms("with data (DVX) extended count (DVX-cnt) of nodes") == set()
+    assert acronyms("the **D**ynamic **V**erte**X** count (DVX-cnt)".replace("**", "")) == {
+        ("DVX-cnt", "Dynamic VerteX count")
+    }
+
+
+# -- 8. metrics and formats ------------------------------------------------------------------
+
+
+def test_metrics_questionnaires_and_formats_are_not_artifacts() -> None:
+    text = (
+        "Users rated workload with NASA-TLX and the music was stored as MIDI; "
+        "we report MS-SSIM and SacreBLEU."
+    )
+    assert methods(text) == ()
+
+
+# -- 9. titles -------------------------------------------------------------------------------
+
+
+def test_a_title_is_not_read_as_a_sentence_of_the_abstract() -> None:
+    found = roles("We propose a new approach for tagging.", "Robust Named Entity Recognition")
+    assert found == {}
+
+
+@pytest.mark.parametrize(
+    ("title", "name", "kind"),
+    [
+        ("SkyDet: A Detector for Small Objects", "SkyDet", "model"),
+        ("Kestrel: Aligning Domains without Labels", "Kestrel", "method"),
+        ("Halo-3D - a Benchmark for Lidar Odometry", "Halo-3D", "benchmark"),
+    ],
+)
+def test_the_name_before_a_title_colon_is_introduced(title: str, name: str, kind: str) -> None:
+    found = {m.name: m for m in methods("We study the problem on aerial images.", title)}
+    assert found == {name: found[name]}
+    assert (found[name].role, found[name].kind) == ("introduced", kind)
+
+
+@pytest.mark.parametrize(
+    "title",
+    [
+        "Deep Learning: A Survey",
+        "Revisiting Dropout: When Does It Help",
+        "Transformers: A Primer",
+        "Why It Works: Margins",
+    ],
+)
+def test_a_title_prefix_that_is_no_name_is_not_introduced(title: str) -> None:
+    assert [m for m in methods("We study the problem.", title) if m.role == "introduced"] == []
+
+
+def test_a_title_name_the_abstract_mentions_is_introduced_once() -> None:
+    found = methods("Unlike Adam, SkyDet adapts its step size.", "SkyDet: An Adaptive Optimizer")
+    assert [(m.name, m.role) for m in found] == [("Adam", "mentioned"), ("SkyDet", "introduced")]
+
+
+def test_coined_names_in_a_title_are_mentions() -> None:
+    found = roles("We study the problem.", "Do LSTMs Beat GPT-4o on Long Text")
+    assert found == {"GPT-4o": "mentioned"}
