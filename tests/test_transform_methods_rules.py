@@ -205,3 +205,104 @@ def test_a_title_name_the_abstract_mentions_is_introduced_once() -> None:
 def test_coined_names_in_a_title_are_mentions() -> None:
     found = roles("We study the problem.", "Do LSTMs Beat GPT-4o on Long Text")
     assert found == {"GPT-4o": "mentioned"}
+
+
+# -- 3. capitalised task phrases -------------------------------------------------------------
+
+
+def test_title_case_task_names_are_not_artifacts() -> None:
+    text = "We study Conversational Table Analysis and Visual Question Answering in dialogue."
+    assert methods(text) == ()
+
+
+# -- 4. names not cut short ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("We evaluate agents on Google Research Football and Atari.", "Google Research Football"),
+        ("We compare Vision Transformers with convolutions.", "Vision Transformers"),
+        (
+            "We analyze Local (Stochastic) Gradient Descent under noise.",
+            "Local (Stochastic) Gradient Descent",
+        ),
+        ("Detectors are trained on MS COCO for a day.", "MS COCO"),
+    ],
+)
+def test_names_are_kept_whole(text: str, name: str) -> None:
+    assert roles(text) == {name: "mentioned"}
+
+
+def test_a_maker_or_family_word_alone_is_no_name() -> None:
+    assert (
+        methods("We thank Google for compute and use transformers with Transformer blocks.") == ()
+    )
+
+
+# -- 5. lists whose commas were stripped -----------------------------------------------------
+
+
+def test_a_list_without_commas_splits_on_known_names() -> None:
+    found = methods("Our model is evaluated on (KITTI nuScenes Waymo and Argoverse) at night.")
+    assert [(m.name, m.role, m.kind) for m in found] == [
+        (name, "mentioned", "dataset") for name in ("KITTI", "nuScenes", "Waymo", "Argoverse")
+    ]
+
+
+def test_a_list_without_commas_splits_names_sharing_a_stem() -> None:
+    found = roles("We compare ResNet18 ResNet50 and Grounding DINO on PASCAL VOC.")
+    assert found == {
+        "ResNet18": "mentioned",
+        "ResNet50": "mentioned",
+        "Grounding DINO": "mentioned",
+        "PASCAL VOC": "mentioned",
+    }
+
+
+def test_namely_before_known_datasets_introduces_nothing() -> None:
+    found = roles("We test on several image sets, namely CIFAR10 CIFAR100 and TinyImageNet.")
+    assert found == {n: "mentioned" for n in ("CIFAR10", "CIFAR100", "TinyImageNet")}
+
+
+def test_namely_before_new_names_still_introduces_them() -> None:
+    found = roles("We propose a framework, namely DeltaGraph, for sparse graphs.")
+    assert found == {"DeltaGraph": "introduced"}
+
+
+# -- known names as evidence of kind ---------------------------------------------------------
+
+
+def test_known_dataset_names_get_the_dataset_kind_whatever_the_sentence() -> None:
+    found = {
+        m.name: m.kind for m in methods("Unlike COCO, GLUE, CelebA and PASCAL VOC, it is small.")
+    }
+    assert found == {
+        "COCO": "dataset",
+        "GLUE": "dataset",
+        "CelebA": "dataset",
+        "PASCAL VOC": "dataset",
+    }
+
+
+def test_a_rare_known_dataset_name_is_a_mention_on_its_own() -> None:
+    assert roles("We segment street scenes from Cityscapes at night.") == {
+        "Cityscapes": "mentioned"
+    }
+
+
+def test_known_names_keep_case_so_an_optimizer_is_no_dataset() -> None:
+    found = {m.name: m.kind for m in methods("We train with optimizers such as Adam.")}
+    assert found == {"Adam": "optimizer"}  # the archive lists a dataset `ADAM`
+
+
+def test_the_packaged_dataset_list_is_attributed_and_has_no_ordinary_words() -> None:
+    from importlib import resources
+
+    from etl.transform.methods.vocabulary import KNOWN_DATASETS
+
+    header = resources.files("etl.data.methods").joinpath("datasets.txt").read_text("utf-8")
+    assert "Papers with Code" in header and "CC BY-SA 4.0" in header
+    assert {"COCO", "GLUE", "CelebA", "PASCAL VOC", "KITTI", "nuScenes"} <= set(KNOWN_DATASETS)
+    assert not {"Travel", "Breakfast", "Birds"} & set(KNOWN_DATASETS)
+    assert all(len(name) >= 3 and not name.startswith("#") for name in KNOWN_DATASETS)

@@ -9,7 +9,7 @@ from functools import lru_cache
 
 from etl.models import Acronym, MethodMention
 from etl.transform.acronyms import Definition, acronym_definitions, singular_word
-from etl.transform.methods.kinds import CLASS_NOUNS
+from etl.transform.methods.kinds import CLASS_NOUNS, known_dataset
 from etl.transform.methods.tokens import (
     NUM,
     SIZE_RE,
@@ -27,7 +27,9 @@ from etl.transform.methods.vocabulary import (
     INITIAL_STOPWORDS,
     LOWERCASE_GENERIC_HEADS,
     MEASURE_HEADS,
+    NAME_HEADS,
     NAME_NOUNS,
+    ORGANISATIONS,
     UNIT_WORDS,
 )
 
@@ -88,6 +90,8 @@ class Reading:
         base = method_key(_without_version(name))
         if role == "mentioned" and base in self.bases:
             return  # PostgreSQL ... PostgreSQL 16
+        if kind not in ("dataset", "benchmark") and known_dataset(name):
+            kind = "dataset"  # COCO, GLUE, CelebA: whatever the sentence suggests
         mention = MethodMention(name, kind, role, name, tuple(kept[1:]), tuple(keys))
         self.found[keys[0]] = mention
         for key in keys:
@@ -175,9 +179,16 @@ class Reading:
             if j > first and initial[j] and words[j - 1] != "!":
                 break
             j += 1
+            if self._parenthesised_word(j):
+                j += 3  # `Local (Stochastic) Gradient Descent`: the name goes on
         last = j - 1
         if last < first:
             return first, last
+        if j < n and not masked[j] and t.lower[j] in NAME_HEADS and words[j][0].isupper():
+            last = j  # `Vision Transformers`: a capitalised family noun ends the name
+            j += 1
+        if first > 0 and t.lower[first - 1] in ORGANISATIONS and self._joined(first - 1):
+            first -= 1  # `Google Research Football`: a maker's name starts the name
         if j < t.n and t.shapes[j] == NUM and not masked[j] and self._version_follows(j):
             last = j
             j += 1
@@ -192,6 +203,52 @@ class Reading:
         ):
             first += 1
         return first, last
+
+    def _parenthesised_word(self, j: int) -> bool:
+        """`( Word )` at token `j`, with a name word right after it."""
+        t = self.t
+        return (
+            j + 3 < t.n
+            and t.words[j] == "("
+            and t.shapes[j + 1] == TITLE
+            and t.words[j + 2] == ")"
+            and t.shapes[j + 3] in (STRONG, TITLE)
+            and not self.masked[j]
+        )
+
+    def _joined(self, i: int) -> bool:
+        """Token `i` is a capitalised word one space before the next token."""
+        t = self.t
+        return t.words[i][:1].isupper() and t.starts[i + 1] == t.ends[i] + 1
+
+    def _known_dataset(self, first: int, last: int) -> bool:
+        """Tokens `first`..`last` spell a known dataset or benchmark name."""
+        return known_dataset(self.t.span(first, last))
+
+    def _segments(self, first: int, last: int) -> list[tuple[int, int]]:
+        """A run of names whose commas were lost (`KITTI nuScenes Waymo`, `CIFAR10 CIFAR100`)
+        split into its names: known names, longest first, and single words; the run itself
+        when it is one known name or when fewer than two of its parts are known names (or
+        coined names sharing a stem, `ResNet18 ResNet50`)."""
+        t = self.t
+        if first == last or self._known_dataset(first, last):
+            return [(first, last)]
+        parts: list[tuple[int, int]] = []
+        evidence = 0
+        k = first
+        while k <= last:
+            end = next(
+                (m for m in range(min(last, k + 3), k - 1, -1) if self._known_dataset(k, m)), None
+            )
+            if end is not None:
+                evidence += 1
+            elif t.shapes[k] == NUM:
+                return [(first, last)]  # a version or a size belongs to the name before it
+            elif k > first and t.shapes[k] == STRONG and _same_stem(t.words[k - 1], t.words[k]):
+                evidence += 2  # both words are names
+            parts.append((k, end if end is not None else k))
+            k = parts[-1][1] + 1
+        return parts if evidence >= 2 else [(first, last)]
 
     def _brand_bang(self, j: int) -> bool:
         """`Yahoo! R6A`: an exclamation mark inside a name."""
@@ -272,6 +329,15 @@ def _masked_tokens(t: Text, definitions: tuple[Definition, ...]) -> list[bool]:
             masked[index] = True
             index += 1
     return masked
+
+
+def _same_stem(a: str, b: str) -> bool:
+    """`CIFAR10` and `CIFAR100`, `ResNet18` and `ResNet50`: one stem, different numbers."""
+    stem_a, stem_b = STEM_RE.match(a), STEM_RE.match(b)
+    return bool(stem_a and stem_b and stem_a.group(1) == stem_b.group(1) and a != b)
+
+
+STEM_RE = re.compile(r"^([A-Za-z]{3,})-?\d")
 
 
 @lru_cache(maxsize=4096)

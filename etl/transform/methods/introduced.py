@@ -221,8 +221,9 @@ class Introduced(Reading):
                 return
         if t.shapes[j] in (STRONG, TITLE) and not t.initial[j]:
             first, last = self._chunk(j)
-            if last >= first:
-                self._add_intro(first, last, kind)
+            first, last = self._segments(first, last)[0]
+            if last >= first and not (t.lower[i] == "namely" and self._known_dataset(first, last)):
+                self._add_intro(first, last, kind)  # `namely COCO`: existing data, not new
         elif t.shapes[j] == LOWER and "-" in t.words[j] and t.lower[i] != "namely":
             self._add_intro(j, j, kind)  # `an operator that we dub g-softsort`
 

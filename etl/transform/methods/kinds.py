@@ -4,6 +4,7 @@ list it stands in, or the shape of its name."""
 from __future__ import annotations
 
 import re
+import unicodedata
 from functools import lru_cache
 
 from etl.transform.acronyms import singular_word
@@ -12,11 +13,29 @@ from etl.transform.methods.vocabulary import (
     CLASS_NOUN_EXTRAS,
     COORDINATORS,
     KIND_WORDS,
+    KNOWN_DATASETS,
     LIST_GLUE,
     OBJECT_STOPS,
 )
 
 SIZE_SUFFIX_RE = re.compile(r"[-\s]\d+(?:\.\d+)?(?:x\d+)?[BM](?:$|-)")
+# Case is kept: `ADAM` (a dataset) is not `Adam` (an optimizer).
+KNOWN_KEY_IGNORED_RE = re.compile(r"[\s\-_./’']+")
+
+
+def known_key(name: str) -> str:
+    """A name compared with the known names: spaces, hyphens and dots ignored, case kept."""
+    return KNOWN_KEY_IGNORED_RE.sub("", unicodedata.normalize("NFKC", name))
+
+
+KNOWN_DATASET_KEYS = frozenset(map(known_key, KNOWN_DATASETS))
+
+
+def known_dataset(name: str) -> bool:
+    """A known dataset or benchmark name (`etl/data/methods/datasets.txt`)."""
+    return known_key(name) in KNOWN_DATASET_KEYS
+
+
 # Model families show in their names: -Net, -former, BERT, GPT, LLaMA, T5, ViT, -LM, -Instruct.
 MODEL_SHAPE_RE = re.compile(
     r"(?:net|former|bert|gpt|llama|t5|vit|lm|instruct|chat|coder)(?:[-\d.]|$)"

@@ -23,6 +23,7 @@ from etl.transform.methods.vocabulary import (
     CUE_PAIRS,
     HARDWARE_NOUNS,
     NAME_NOUNS,
+    TASK_HEADS,
     TITLE_GENERIC_HEADS,
 )
 
@@ -72,6 +73,13 @@ class Mentioned(Reading):
                 done = last
 
     def _judge_chunk(self, first: int, last: int) -> None:
+        """Decide whether a run of name words (or each name of a run that lost its commas) is
+        a mentioned artifact."""
+        parts = self._segments(first, last) if last > first else [(first, last)]
+        for part_first, part_last in parts:
+            self._judge_name(part_first, part_last, listed=len(parts) > 1)
+
+    def _judge_name(self, first: int, last: int, listed: bool) -> None:
         """Decide whether a run of name words is a mentioned artifact."""
         t = self.t
         words = t.words[first : last + 1]
@@ -104,8 +112,8 @@ class Mentioned(Reading):
         if t.initial[first] or first < t.heading_end:
             return
         if len(titles) >= 2:
-            head = titles[-1].split("-")[-1].lower()
-            if singular_word(head) in TITLE_GENERIC_HEADS:
+            head = singular_word(titles[-1].split("-")[-1].lower())
+            if head in TITLE_GENERIC_HEADS or (head in TASK_HEADS and shapes[-1] == TITLE):
                 return
             self._add(name, "mentioned", mention_kind(self.t, first, last, name))
             return
@@ -114,7 +122,13 @@ class Mentioned(Reading):
                 last += 1
                 name = t.span(first, last)
             self._add(name, "mentioned", mention_kind(self.t, first, last, name))
-        elif len(words) > 1 or self._cued(first) or self._listed_with_name(first, last):
+        elif (
+            len(words) > 1
+            or listed
+            or self._cued(first)
+            or self._listed_with_name(first, last)
+            or self._known_dataset(first, last)
+        ):
             self._add(name, "mentioned", mention_kind(self.t, first, last, name))
 
     def _adjective_root(self, i: int) -> None:
@@ -160,7 +174,8 @@ class Mentioned(Reading):
                 gap = j
                 while 0 <= j < t.n and t.lower[j] in COORDINATORS:
                     j += step
-                if j == gap or not 0 <= j < t.n or self.masked[j]:
+                # after the first item, the words of a run whose commas were lost need none
+                if (j == gap and not items) or not 0 <= j < t.n or self.masked[j]:
                     break
                 if t.shapes[j] == STRONG:
                     return not self._defined_generic(t.words[j])

@@ -19,6 +19,12 @@ def words(name: str) -> frozenset[str]:
     return frozenset(w for line in text.splitlines() for w in line.split("#", 1)[0].split())
 
 
+def lines(name: str) -> tuple[str, ...]:
+    """The non-blank, non-comment lines of `etl/data/methods/NAME.txt` (names with spaces)."""
+    text = _DATA.joinpath(f"{name}.txt").read_text("utf-8")
+    return tuple(s for s in (line.strip() for line in text.splitlines()) if s and s[0] != "#")
+
+
 def _kinds() -> dict[str, str]:
     """Noun -> the kind of artifact it names (`framework` -> `framework`, `corpus` -> `dataset`)."""
     data = tomllib.loads(_DATA.joinpath("kinds.toml").read_text("utf-8"))
@@ -49,6 +55,10 @@ LOWERCASE_GENERIC_HEADS = words("lowercase_generic_heads")
 UNIT_WORDS = words("unit_words")
 TITLE_GENERIC_HEADS = words("title_generic_heads")
 CLASS_NOUN_EXTRAS = words("class_nouns")
+KNOWN_DATASETS = lines("datasets")
+NAME_HEADS = words("name_heads")
+TASK_HEADS = words("task_heads")
+ORGANISATIONS = words("organisations")
 
 # Grammar, not vocabulary: small and fixed.
 SUBJECT_DETERMINERS = frozenset({"this", "our", "the", "present"})
