@@ -63,11 +63,13 @@ class Definition(NamedTuple):
     expansion: str  # singular (`Large Language Model`)
 
 
-def find_acronyms(text: str) -> tuple[Acronym, ...]:
-    """Every acronym defined in a cleaned text, with its expansion; plural forms made singular."""
+def find_acronyms(*texts: str) -> tuple[Acronym, ...]:
+    """Every acronym defined in cleaned texts (a title, an abstract), each read apart, with its
+    expansion; plural forms made singular; one pair whatever the expansion's case."""
     found: dict[tuple[str, str], Acronym] = {}
-    for d in acronym_definitions(text):
-        found.setdefault((d.acronym, d.expansion.lower()), Acronym(d.acronym, d.expansion))
+    for text in texts:
+        for d in acronym_definitions(text):
+            found.setdefault((d.acronym, d.expansion.lower()), Acronym(d.acronym, d.expansion))
     return tuple(found.values())
 
 

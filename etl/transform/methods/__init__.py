@@ -26,22 +26,20 @@ def find_methods(
     if not text and not title:
         return ()
     finder = _Finder(text, emphasized, acronyms)
-    found = finder.run()
+    finder.read()
     if title:
         finder.read_title(title)
-        found = finder.in_order()
-    return found
+    return finder.in_order()
 
 
 class _Finder(Introduced, Mentioned):
     """One pass over a text: introduced names first, then mentioned ones."""
 
-    def run(self) -> tuple[MethodMention, ...]:
-        """Every artifact found, in reading order."""
+    def read(self) -> None:
+        """The text's own artifacts first, then the ones it mentions."""
         self._introduced()
         self._defined_mentions()
         self._mentioned()
-        return self.in_order()
 
     def in_order(self) -> tuple[MethodMention, ...]:
         """The artifacts found so far, in reading order."""

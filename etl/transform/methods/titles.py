@@ -7,6 +7,7 @@ names in a title are taken only where their shape is a coined name's (`BERT`, `G
 
 from __future__ import annotations
 
+import re
 from typing import NamedTuple
 
 from etl.transform.acronyms import singular_word
@@ -21,6 +22,8 @@ from etl.transform.methods.vocabulary import (
 
 SEPARATORS = frozenset({":", "-", "–", "—"})
 MAX_NAME_TOKENS = 4
+# What a title with a name holds: a separator, or a word with capitals or digits inside.
+HINT_RE = re.compile(r"[:–—-]|\w[A-Z0-9]")
 QUESTION_WORDS = frozenset("why how what when where which who is are does do can should".split())
 
 
@@ -33,6 +36,8 @@ class TitleName(NamedTuple):
 
 def title_names(title: str) -> tuple[TitleName | None, list[TitleName]]:
     """The title's own artifact (`X: a ...`), if any, and the coined names it mentions."""
+    if not HINT_RE.search(title):
+        return None, []  # no separator and no coined-looking word: nothing to find
     t = Text(title)
     own: TitleName | None = None
     end = _name_end(t)

@@ -81,6 +81,7 @@ def generic_key(token: str) -> str:
     return token.lower()
 
 
+@lru_cache(maxsize=1 << 16)  # pieces are forgotten in batches; their words' shapes need not be
 def shape(token: str) -> int:
     """What a token looks like: a strong name, a title word, a number, a lowercase word ..."""
     if not token[0].isalnum():
