@@ -28,10 +28,16 @@ from etl.transform.methods.vocabulary import (
     LOWERCASE_GENERIC_HEADS,
     MEASURE_HEADS,
     NAME_HEADS,
+    TASK_HEADS,
     NAME_NOUNS,
     ORGANISATIONS,
     UNIT_WORDS,
 )
+
+
+# Task heads of acronym expansions; `classification` also ends names of losses and methods
+# (`Connectionist Temporal Classification (CTC)`).
+DEFINED_TASK_HEADS = TASK_HEADS - {"classification"}
 
 
 class Reading:
@@ -135,7 +141,7 @@ class Reading:
         if plural or self._followed_by_plural(d):
             return False
         singular_head = singular_word(head)
-        if singular_head in GENERIC_HEADS:
+        if singular_head in GENERIC_HEADS or singular_head in DEFINED_TASK_HEADS:
             return False
         titled = sum(w[:1].isupper() for w in words[1:]) >= max(1, len(words) - 2)
         if not titled and singular_head in LOWERCASE_GENERIC_HEADS:

@@ -53,6 +53,10 @@ UNIT_RE = re.compile(
     r"|[vV]\d+(?:\.\d+)*)$"
 )
 SIZE_RE = re.compile(r"^\d+(?:\.\d+)?(?:x\d+)?[KMBT]$")
+# `seq2seq`, `sim2real`, `text-to-SQL`: one thing turned into another.
+PARADIGM_RE = re.compile(r"^[A-Za-z]+(?:2|-to-)[A-Za-z]+$")
+PARADIGM_SPLIT_RE = re.compile(r"2|-to-")
+GREEK_RE = re.compile(r"[\u0370-\u03ff]")
 GLUED_RE = re.compile(r"^[a-z]{2,}\.[A-Z][a-z]+$")
 ROMAN_RE = re.compile(r"^[IVXivx]+$")
 MATH_TOKEN_RE = re.compile(r"^[a-z][A-Z]\d*$")
@@ -102,8 +106,15 @@ def shape(token: str) -> int:
             return ADJ
     if low in GENERIC or HARDWARE_RE.match(token) or NUMBER_FORMAT_RE.match(token):
         return LOWER
-    if len(parts) == 2 and parts[1].islower() and generic_key(parts[0]) in GENERIC:
-        return LOWER  # VC-dimension, KL-divergence: a generic word qualified
+    if len(parts) == 2 and (
+        (parts[1].islower() and generic_key(parts[0]) in GENERIC)
+        or (_plain(parts[0]) and generic_key(parts[1]) in GENERIC)
+    ):
+        return LOWER  # VC-dimension, non-IID, 4-DoF, weighted-F1: a generic word qualified
+    if PARADIGM_RE.match(token) and _paradigm(token):
+        return LOWER  # seq2seq, sim2real, text-to-SQL: a setting, not a name
+    if GREEK_RE.search(token):
+        return LOWER  # math: `UΛ`, `δD`
     if GLUED_RE.match(token):
         return LOWER  # `models.Our`: two words glued by a missing space
     if ROMAN_RE.match(token) and token.isupper():
@@ -122,6 +133,28 @@ def shape(token: str) -> int:
     if token[0].isupper():
         return LOWER if low in GENERIC_TITLES else TITLE
     return LOWER
+
+
+def _plain(word: str) -> bool:
+    """A plain lower-case word (`non`, `weighted`) or a number, not a name (`Megatron`)."""
+    return word.isdigit() or (word.isalpha() and word.islower())
+
+
+def _paradigm(token: str) -> bool:
+    """`sim2real`, `text-to-SQL`: plain or generic words on both sides, the second a word of
+    four letters or more (`wav2vec`, `pix2pix` are names)."""
+    source, target = PARADIGM_SPLIT_RE.split(token, maxsplit=1)
+    return (
+        _plain_or_generic(source)
+        and _plain_or_generic(target)
+        and (len(target) >= 4 or generic_key(target) in GENERIC)
+    )
+
+
+def _plain_or_generic(word: str) -> bool:
+    """A plain lower-case word of some length or a generic one (`sim`, `real`, `SQL`; not the
+    `vec` of `wav2vec`, which names)."""
+    return (word.islower() and len(word) >= 3) or generic_key(word) in GENERIC
 
 
 def is_strong(token: str) -> bool:
