@@ -28,12 +28,11 @@ from etl.transform.methods.vocabulary import (
     LOWERCASE_GENERIC_HEADS,
     MEASURE_HEADS,
     NAME_HEADS,
-    TASK_HEADS,
     NAME_NOUNS,
     ORGANISATIONS,
+    TASK_HEADS,
     UNIT_WORDS,
 )
-
 
 # Task heads of acronym expansions; `classification` also ends names of losses and methods
 # (`Connectionist Temporal Classification (CTC)`).
