@@ -306,3 +306,88 @@ def test_the_packaged_dataset_list_is_attributed_and_has_no_ordinary_words() -> 
     assert {"COCO", "GLUE", "CelebA", "PASCAL VOC", "KITTI", "nuScenes"} <= set(KNOWN_DATASETS)
     assert not {"Travel", "Breakfast", "Birds"} & set(KNOWN_DATASETS)
     assert all(len(name) >= 3 and not name.startswith("#") for name in KNOWN_DATASETS)
+
+
+# -- more forms of the paper's own artifact --------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("abstract", "name", "kind"),
+    [
+        (
+            "Further, we propose a novel end-to-end model (QUILL) that grounds text.",
+            "QUILL",
+            "model",
+        ),
+        (
+            "We propose a clustering method with tensor factorization (TensorKM), built on k-means.",
+            "TensorKM",
+            "method",
+        ),
+        (
+            'We propose a "cross-view decoupling architecture" within our ranking pipeline.',
+            "cross-view decoupling architecture",
+            "architecture",
+        ),
+        (
+            'We propose an optimization technique called the "subspace Newton\'s method" for speed.',
+            "subspace Newton's method",
+            "method",
+        ),
+        (
+            "We propose a framework, called neural-progressive hedging (NPH), for control.",
+            "NPH",
+            "framework",
+        ),
+        (
+            "Besides, an Audio-Bridged Temporal Mixer module is proposed to exchange cues.",
+            "Audio-Bridged Temporal Mixer",
+            "module",
+        ),
+    ],
+)
+def test_coined_quoted_and_passive_names_are_introduced(
+    abstract: str, name: str, kind: str
+) -> None:
+    found = {m.name: m for m in methods(abstract) if m.role == "introduced"}
+    assert list(found) == [name]
+    assert found[name].kind == kind
+
+
+def test_a_definition_a_few_words_after_called_is_the_introduced_name() -> None:
+    found = methods(
+        "We propose a family of models called label-noise robust GANs (rGANs), which work."
+    )
+    assert [(m.name, m.role, m.aliases) for m in found] == [("rGAN", "introduced", ("robust GAN",))]
+
+
+def test_a_passive_intro_needs_a_kind_noun_and_a_name() -> None:
+    assert methods("Our code is released and a new method is proposed for ranking.") == ()
+    assert methods("Pan-privacy is introduced in this note.") == ()
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Research on dialogue state tracking (DST) has grown; DST models are brittle.",
+        "Cross-Lingual Summarization (XLS) aims to summarize across languages.",
+        "This paper considers the multi-armed bandit (MAB) problem under delays.",
+        "Knowledge Tracing (KT) models students; KT is hard.",
+        "Players reach a Nash Equilibrium (NE) quickly.",
+        "We study sim2real transfer and text-to-SQL parsing on non-IID data with 4-DoF grasps.",
+    ],
+)
+def test_tasks_settings_and_paradigms_are_no_mentions(text: str) -> None:
+    assert methods(text) == ()
+
+
+def test_a_loss_named_after_a_task_word_is_still_a_mention() -> None:
+    found = methods("We train with Connectionist Temporal Classification (CTC) on speech.")
+    assert [(m.name, m.role) for m in found] == [("CTC", "mentioned")]
+
+
+def test_embedding_names_of_the_x2vec_shape_stay_names() -> None:
+    assert roles("We compare against wav2vec and Megatron-LM baselines.") == {
+        "wav2vec": "mentioned",
+        "Megatron-LM": "mentioned",
+    }

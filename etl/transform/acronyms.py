@@ -42,6 +42,8 @@ DIGIT_RUN_RE = re.compile(r"([A-Za-z])([2-4])(?![0-9])")
 # A digit between letters read as a word: `2` is `to`, `4` is `for`.
 SPOKEN_DIGIT_RE = re.compile(r"(?<=[A-Za-z])[24](?=[A-Za-z])")
 SPOKEN_DIGITS = {"2": "t", "4": "f"}
+# What no long form holds: the end of a sentence, a clause of the paper's own (`we propose`).
+CLAUSE_RE = re.compile(r"[.;!?] |\b(?:we|our|us)\b", re.IGNORECASE)
 # A short form in parentheses inside a long form: `Ground-to-Aerial (G2A) image synthesis`.
 INNER_SHORT_RE = re.compile(r" \(([^()]{1,20})\)")
 MAX_WORDS_EXTRA = 5
@@ -208,6 +210,8 @@ def _spellings(short: str) -> tuple[str, ...]:
     """Ways a short form spells its long form: as written, `IT3` as `ITTT`, digits dropped."""
     letters = _letters(short)
     options = [letters]
+    if letters[:1] in "Xx" and len(letters) > 2 and letters[1:].isupper():  # XLS, XAI
+        options += ["C" + letters[1:], "E" + letters[1:]]
     if any(c.isdigit() for c in letters):
         spoken = SPOKEN_DIGIT_RE.sub(lambda m: SPOKEN_DIGITS[m.group(0)], letters)
         if spoken != letters:
@@ -292,6 +296,8 @@ def _best_long_form(letters: str, words: list[str]) -> str | None:
     long_form = re.sub(r"^[\"'“(\[]+", "", long_form)
     if long_form.count("(") != long_form.count(")"):
         return None  # it would start inside an earlier parenthesis: `(DVX) extended count`
+    if CLAUSE_RE.search(long_form) or long_form.rsplit(" ", 1)[-1].lower() in FUNCTION_WORDS:
+        return None  # a sentence or a clause, not a name: `... framework. Then we ...`
     if not long_form or len(long_form) <= len(letters) or long_form.lower() == letters.lower():
         return None
     if len(long_form.split()) > len(letters) + MAX_WORDS_EXTRA:

@@ -19,7 +19,7 @@ from etl.transform.methods.kinds import (
     kind_from,
     kind_of_name,
 )
-from etl.transform.methods.tokens import LOWER, PUNCT, STRONG, TITLE, method_key
+from etl.transform.methods.tokens import ADJ, LOWER, PUNCT, STRONG, TITLE, method_key
 from etl.transform.methods.vocabulary import (
     ADVERBS,
     ARTICLES,
@@ -31,6 +31,11 @@ from etl.transform.methods.vocabulary import (
     RELATIVE_VERBS,
     SUBJECT_DETERMINERS,
     SUBJECT_NOUNS,
+)
+
+PASSIVE_AUXILIARIES = frozenset({"is", "are", "was", "were"})
+PASSIVE_VERBS = frozenset(
+    {"proposed", "introduced", "designed", "presented", "developed", "devised"}
 )
 
 
@@ -55,6 +60,8 @@ class Introduced(Reading):
             low = t.lower[i]
             if low in INTRO_VERBS and self._has_subject(i):
                 self._object(i + 1, kind_before(self.t, i))
+            elif low in PASSIVE_VERBS and i > 1 and t.lower[i - 1] in PASSIVE_AUXILIARIES:
+                self._passive_subject(i - 1)
             elif (
                 low == "put"
                 and i + 1 < t.n
@@ -152,6 +159,8 @@ class Introduced(Reading):
                 if word in {",", ":"} and skipped and skipped[-1] in LIST_NOUNS:
                     i += 1
                     continue
+                if word in '“"' and self._quoted(i, kind or kind_from(skipped)):
+                    return  # `we propose a "X"`: the quoted name
                 if word in "“\"'‘":
                     i += 1
                     continue
@@ -160,6 +169,8 @@ class Introduced(Reading):
                     assert definition is not None
                     if definition.long_start >= t.starts[i - len(skipped)]:
                         self._add_definition(definition, kind or kind_from(skipped))
+                elif word == "(":
+                    self._paren_name(i, kind or kind_from(skipped))
                 return
             if t.starts[i] in self.emphasis:
                 span, end = self.emphasis[t.starts[i]]
@@ -178,11 +189,71 @@ class Introduced(Reading):
             if low in OBJECT_STOPS or (
                 low == "of" and (not skipped or skipped[-1] not in OF_NOUNS)
             ):
+                self._paren_name_ahead(i, kind or kind_from(skipped))
                 return
             if low in NAMING_WORDS:
                 return  # `_named` reads what follows
             skipped.append(low)
             i += 1
+
+    def _passive_subject(self, aux: int) -> None:
+        """`an Audio-Bridged Temporal Interaction module is proposed`: the name of a kind noun
+        right before `is proposed`."""
+        t = self.t
+        j = aux - 1
+        if j < 1 or t.lower[j] not in KIND_OF_WORD:
+            return
+        j -= 1
+        if t.shapes[j] not in (STRONG, TITLE) or self.masked[j]:
+            return
+        last = j
+        while j > 0 and t.shapes[j - 1] in (STRONG, TITLE) and not t.initial[j]:
+            j -= 1
+        if t.initial[j] and t.shapes[j] == TITLE and j < last and self._ordinary_initial(j):
+            j += 1
+        self._add_intro(j, last, kind_before(t, aux + 1))
+
+    def _paren_name(self, i: int, kind: str | None) -> bool:
+        """`a novel end-to-end model (CROG)`: a coined name alone in parentheses right after the
+        object, which is not an acronym the text defines, is the object's name."""
+        t = self.t
+        if (
+            i + 2 < t.n
+            and t.words[i] == "("
+            and t.shapes[i + 1] == STRONG
+            and t.words[i + 2] == ")"
+            and self._paren_definition(i) is None
+            and not self._is_excluded_generic(t.words[i + 1])
+        ):
+            self._add_intro(i + 1, i + 1, kind)
+            return True
+        return False
+
+    def _paren_name_ahead(self, i: int, kind: str | None) -> None:
+        """`a method with tensor factorization (TensorFMVC)`: the object's coined name may come
+        after a short prepositional phrase, before the clause ends."""
+        t = self.t
+        for j in range(i, min(t.n, i + 10)):
+            if t.words[j] == "(":
+                self._paren_name(j, kind)
+                return
+            if t.shapes[j] in (PUNCT, STRONG) or t.lower[j] in {"which", "that", "and"}:
+                return
+
+    def _quoted(self, i: int, kind: str | None) -> bool:
+        """`we propose a "cross-interaction decoupling architecture"`: a quoted name of at most
+        six words."""
+        t = self.t
+        closing = "”" if t.words[i] == "“" else '"'
+        for j in range(i + 1, min(t.n, i + 8)):
+            if t.words[j] == closing:
+                inside = range(i + 1, j)
+                if j > i + 1 and all(t.shapes[k] != PUNCT or t.words[k] in "'’" for k in inside):
+                    noun = KIND_OF_WORD.get(t.lower[j - 1])
+                    self._add(t.span(i + 1, j - 1), "introduced", kind or noun or "method")
+                    return True
+                return False
+        return False
 
     def _names_follow(self, i: int) -> bool:
         """A naming word (`named`, `called`) within the few lowercase words from token `i`."""
@@ -208,6 +279,16 @@ class Introduced(Reading):
         j = i + 1
         if t.lower[i] == "denoted" and j < t.n and t.lower[j] in {"as", "by"}:
             j += 1
+        if j + 1 < t.n and t.lower[j] == "the" and t.words[j + 1] in '“"':
+            j += 1  # `called the "X"`
+        if j < t.n and t.words[j] in '“"' and self._quoted(j, kind_before(t, i)):
+            return
+        for k in range(j, min(t.n, j + 6)):  # `called label-noise robust GANs (rGANs)`
+            if k in self.by_long_start_token:
+                self._add_definition(self.by_long_start_token[k], kind_before(t, i))
+                return
+            if t.shapes[k] == PUNCT:
+                break
         while j < t.n and t.words[j] in "“\"'‘":
             j += 1
         if j >= t.n:
@@ -224,7 +305,7 @@ class Introduced(Reading):
             first, last = self._segments(first, last)[0]
             if last >= first and not (t.lower[i] == "namely" and self._known_dataset(first, last)):
                 self._add_intro(first, last, kind)  # `namely COCO`: existing data, not new
-        elif t.shapes[j] == LOWER and "-" in t.words[j] and t.lower[i] != "namely":
+        elif t.shapes[j] in (LOWER, ADJ) and "-" in t.words[j] and t.lower[i] != "namely":
             self._add_intro(j, j, kind)  # `an operator that we dub g-softsort`
 
     def _list_continues(self, i: int, kind: str | None) -> None:
