@@ -391,3 +391,40 @@ def test_embedding_names_of_the_x2vec_shape_stay_names() -> None:
         "wav2vec": "mentioned",
         "Megatron-LM": "mentioned",
     }
+
+
+def test_the_named_parts_of_the_papers_own_framework_are_introduced() -> None:
+    text = (
+        "Our pre-training framework consists of the following components: (1) Intra-modal "
+        "Denoising Coding (IDC), which rebuilds inputs. (2) Cross-modal Denoising Coding (CDC), "
+        "which translates them. It contains two modules, including the Supportive Node Picker "
+        "and the Soft Rule-Inspired Node Reweighting."
+    )
+    found = {m.name: (m.role, m.kind) for m in methods(text)}
+    assert found == {
+        name: ("introduced", "module")
+        for name in ("IDC", "CDC", "Supportive Node Picker", "Soft Rule-Inspired Node Reweighting")
+    }
+
+
+def test_parts_listed_by_someone_elses_work_are_not_introduced() -> None:
+    text = "Prior pipelines contain two stages, including the Grounding DINO detector and SAM."
+    assert "introduced" not in roles(text).values()
+
+
+def test_a_task_defined_after_an_intro_verb_is_not_the_papers_artifact() -> None:
+    text = (
+        "We propose a method for zero-shot sketch-based image retrieval (ZS-SBIR) and present "
+        "an analytical performance model (APM) for it."
+    )
+    found = roles(text)
+    assert found.get("ZS-SBIR") != "introduced" and found["APM"] == "introduced"
+
+
+def test_two_introduced_names_joined_by_a_slash_are_two() -> None:
+    found = roles("Two vaccines are studied. We show that our DWV/IWV stop removal attacks.")
+    assert found == {"DWV": "introduced", "IWV": "introduced"}
+
+
+def test_a_task_run_is_never_introduced() -> None:
+    assert methods("We propose Implicit Sentiment Analysis for reviews.") == ()

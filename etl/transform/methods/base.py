@@ -21,6 +21,7 @@ from etl.transform.methods.tokens import (
     method_key,
 )
 from etl.transform.methods.vocabulary import (
+    FIELD_HEADS,
     FUNCTION_WORDS,
     GENERIC,
     GENERIC_HEADS,
@@ -127,15 +128,11 @@ class Reading:
         if not d.acronym[:1].isalnum():
             return False
         words = d.long.replace("–", " ").split()
-        content = words
-        for index, word in enumerate(words):
-            if word.lower() in FUNCTION_WORDS and index:
-                content = words[:index]
-                break
+        content = _content_words(d.long)
         head_written = content[-1].split("-")[-1]
         head = head_written.lower()
         plural = d.short != d.acronym or (
-            content is words and singular_word(head_written) != head_written
+            len(content) == len(words) and singular_word(head_written) != head_written
         )
         if plural or self._followed_by_plural(d):
             return False
@@ -148,6 +145,17 @@ class Reading:
         if singular_head in MEASURE_HEADS:
             return self._reused(d) or d.long_start in self.emphasis
         return True
+
+    def _names_a_task(self, d: Definition) -> bool:
+        """A definition of a generic acronym, or of a task or a field (`Simultaneous
+        Localization and Mapping (SLAM)`, `out-of-distribution (OOD)`)."""
+        if generic_key(d.acronym) in GENERIC:
+            return True
+        words = _content_words(d.long)
+        if any(w[:1].isupper() for w in words[1:]):
+            return False  # a capitalised long form names: `Many-Shot Adaptive Pseudo-Labeling`
+        head = singular_word(words[-1].split("-")[-1].lower())
+        return head in FIELD_HEADS or head in DEFINED_TASK_HEADS
 
     def _followed_by_plural(self, d: Definition) -> bool:
         """`pointwise information (PI) measures`: the acronym qualifies a plural noun."""
@@ -334,6 +342,15 @@ def _masked_tokens(t: Text, definitions: tuple[Definition, ...]) -> list[bool]:
             masked[index] = True
             index += 1
     return masked
+
+
+def _content_words(long: str) -> list[str]:
+    """A long form's words before its first function word (`Web` of `Web of Things`)."""
+    words = long.replace("–", " ").split()
+    for index, word in enumerate(words):
+        if word.lower() in FUNCTION_WORDS and index:
+            return words[:index]
+    return words
 
 
 def _same_stem(a: str, b: str) -> bool:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from itertools import compress
 
-from etl.transform.acronyms import Definition
+from etl.transform.acronyms import Definition, singular_word
 from etl.transform.methods.base import Reading
 from etl.transform.methods.kinds import (
     KIND_OF_WORD,
@@ -19,7 +19,7 @@ from etl.transform.methods.kinds import (
     kind_from,
     kind_of_name,
 )
-from etl.transform.methods.tokens import ADJ, LOWER, PUNCT, STRONG, TITLE, method_key
+from etl.transform.methods.tokens import ADJ, LOWER, PUNCT, STRONG, TITLE, method_key, shape
 from etl.transform.methods.vocabulary import (
     ADVERBS,
     ARTICLES,
@@ -31,9 +31,22 @@ from etl.transform.methods.vocabulary import (
     RELATIVE_VERBS,
     SUBJECT_DETERMINERS,
     SUBJECT_NOUNS,
+    TASK_HEADS,
+    TITLE_GENERIC_HEADS,
 )
 
 PASSIVE_AUXILIARIES = frozenset({"is", "are", "was", "were"})
+CLAUSE_ENDS = frozenset({".", "?", "!", ";", ":"})
+# `Our framework consists of three components: ...`
+COMPONENT_VERBS = frozenset(
+    "consists consist contains contain comprises comprise featuring features includes including "
+    "composed".split()
+)
+COMPONENT_VERB_STEMS = ("consist", "contain", "compris", "featur", "includ", "composed")
+COMPONENT_NOUNS = frozenset(
+    "component components module modules design designs part parts block blocks branch "
+    "branches stage stages".split()
+)
 PASSIVE_VERBS = frozenset(
     {"proposed", "introduced", "designed", "presented", "developed", "devised"}
 )
@@ -81,6 +94,10 @@ class Introduced(Reading):
                     self._add_intro(first, last, kind_after(t, last + 1) or kind_before(t, i))
         if t.n > 2 and t.shapes[0] == STRONG and t.words[1] == ":":
             self._add_intro(0, 0, None)  # a title `Name: what it does`
+        if any(verb in t.text for verb in COMPONENT_VERB_STEMS):
+            for k in [k for k in range(t.n) if t.lower[k] in COMPONENT_VERBS]:
+                if self._own_components(k):
+                    self._components(k)
         for start, (span, _) in self.emphasis.items():
             at = self._token_at(start)
             if at is None:
@@ -132,8 +149,8 @@ class Introduced(Reading):
         if word == "we":
             return True
         if word == "and":  # `we analyze X and propose Y`: the subject of the first verb
-            for k in range(j - 1, max(-1, j - 12), -1):
-                if t.boundaries[k] or t.words[k] == ";":
+            for k in range(j - 1, max(-1, j - 17), -1):
+                if t.words[k] in CLAUSE_ENDS:
                     break
                 if t.lower[k] == "we":
                     return True
@@ -195,6 +212,54 @@ class Introduced(Reading):
                 return  # `_named` reads what follows
             skipped.append(low)
             i += 1
+
+    def _task_run(self, first: int, last: int) -> bool:
+        """`Object Segmentation`, `Implicit Sentiment Analysis`: capitalised words naming a task
+        or a field, not an artifact."""
+        t = self.t
+        if last <= first or any(t.shapes[k] != TITLE for k in range(first, last + 1)):
+            return False
+        head = singular_word(t.lower[last].split("-")[-1])
+        return head in TASK_HEADS or head in TITLE_GENERIC_HEADS
+
+    def _own_components(self, cue: int) -> bool:
+        """`Our framework consists of three components`, `It contains two modules`: the parts
+        of the paper's own artifact are listed after the cue."""
+        t = self.t
+        start = cue
+        while start > 0 and not t.boundaries[start - 1]:
+            start -= 1
+        subject = t.lower[start:cue]
+        if not ({"our", "we", "it"} & set(subject) or self.found):
+            return False
+        ahead = t.lower[cue + 1 : cue + 8]
+        return any(w in COMPONENT_NOUNS for w in ahead) or any(
+            w in COMPONENT_NOUNS for w in subject
+        )
+
+    def _components(self, cue: int) -> None:
+        """The named parts listed from `cue` to the end of the sentence (and of the numbered
+        sentences after it: `(2) ...`, `(3) ...`): acronym definitions and capitalised runs of
+        two words or more are introduced modules."""
+        t = self.t
+        k = cue + 1
+        while k < t.n:
+            numbered_next = k + 3 < t.n and t.words[k + 1] == "(" and t.words[k + 2].isdigit()
+            if t.words[k] in {".", "?", "!"} and not numbered_next:
+                return
+            if k in self.by_long_start_token:
+                d = self.by_long_start_token[k]
+                self._add_definition(d, "module")
+                end = self._token_at_or_after(d.end)
+                k = end if end is not None and end > k else k + 1
+                continue
+            if t.shapes[k] in (STRONG, TITLE) and not t.initial[k] and not self.masked[k]:
+                first, last = self._chunk(k)
+                if last > first:
+                    self._add_intro(first, last, "module")
+                k = max(last, k) + 1
+                continue
+            k += 1
 
     def _passive_subject(self, aux: int) -> None:
         """`an Audio-Bridged Temporal Interaction module is proposed`: the name of a kind noun
@@ -329,8 +394,15 @@ class Introduced(Reading):
         """An introduced name, with its long form when the text gives one right after it."""
         t = self.t
         name = written or t.span(first, last)
-        if self._is_excluded(name):
+        if self._is_excluded(name) or self._task_run(first, last):
             return
+        if not written and "/" in name and first == last:
+            parts = name.split("/")  # `our DWV/IWV`: two names
+            if all(shape(p) == STRONG for p in parts):
+                for part in parts:
+                    self._add(part, "introduced", kind or kind_of_name(part))
+                self.keys.setdefault(method_key(name), method_key(parts[0]))  # not a mention
+                return
         definition = self.by_long_start_token.get(first)
         if definition is not None and not written:
             self._add_definition(definition, kind)
@@ -350,6 +422,8 @@ class Introduced(Reading):
     def _add_definition(self, d: Definition, kind: str | None) -> None:
         """An introduced acronym: `Core Context Aware (CCA) Attention` becomes `CCA-Attention`."""
         t = self.t
+        if self._names_a_task(d):
+            return  # `we propose a method for zero-shot sketch-based image retrieval (ZS-SBIR)`
         end_token = self._token_at_or_after(d.end)
         name, alias = d.acronym, d.expansion
         if end_token is not None and t.shapes[end_token] == TITLE and not t.initial[end_token]:
