@@ -128,9 +128,10 @@ def test_colon_and_dash_appositive_acronym_forms() -> None:
 
 
 def test_a_colon_form_must_be_spelled_by_initials() -> None:
-    assert (
-        acronyms("We use BERT: Bidirectional Encoder Representations from Transformers.") == set()
-    )
+    assert acronyms("We use BERT: Pre-training of Deep Bidirectional Transformers.") == set()
+    assert acronyms("BERT: Bidirectional Encoder Representations from Transformers") == {
+        ("BERT", "Bidirectional Encoder Representations from Transformers")
+    }
     assert acronyms("Results in Section 2: Ablations Show Gains") == set()
 
 
@@ -428,3 +429,58 @@ def test_two_introduced_names_joined_by_a_slash_are_two() -> None:
 
 def test_a_task_run_is_never_introduced() -> None:
     assert methods("We propose Implicit Sentiment Analysis for reviews.") == ()
+
+
+# -- long forms fitted to their initials -----------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "pair"),
+    [
+        (
+            "a question focus-driven contrastive learning framework (QFCL). Then",
+            ("QFCL", "question focus-driven contrastive learning"),
+        ),
+        (
+            "with a differentiable first-order logic language (FOL). To",
+            ("FOL", "first-order logic"),
+        ),
+        (
+            "a High-order Graph Representation Learning model (HOGRL) to",
+            ("HOGRL", "High-order Graph Representation Learning"),
+        ),
+        (
+            "defines the Spatio-temporal Metric-semantic SLAM (SMS) problem",
+            ("SMS", "Spatio-temporal Metric-semantic SLAM"),
+        ),
+        ("a convolutional neural network (CNN) model", ("CNN", "convolutional neural network")),
+        (
+            "Log-Barrier Adaptive-Curvature Online Newton Step (LB-AdaCurv ONS) is",
+            ("LB-AdaCurv ONS", "Log-Barrier Adaptive-Curvature Online Newton Step"),
+        ),
+        (
+            "R-BASS : Relevance-aided Block-wise Adaptation for Speech Summarization",
+            ("R-BASS", "Relevance-aided Block-wise Adaptation for Speech Summarization"),
+        ),
+        (
+            "MCNet: Monotonic Calibration Networks for Uncertainty",
+            ("MCNet", "Monotonic Calibration Network"),
+        ),
+        (
+            "named ASSIST (lAbel noiSe-robuSt dIalogue State Tracking), to",
+            ("ASSIST", "label noise-robust dialogue State Tracking"),
+        ),
+        (
+            "we propose LG-GNN, a local-global adaptive graph neural network for graphs",
+            ("LG-GNN", "local-global adaptive graph neural network"),
+        ),
+        ("Cross-Lingual Summarization (XLS) aims", ("XLS", "Cross-Lingual Summarization")),
+    ],
+)
+def test_long_forms_fit_their_initials(text: str, pair: tuple[str, str]) -> None:
+    assert acronyms(text) == {pair}
+
+
+def test_a_coined_word_is_no_lower_case_appositive_acronym() -> None:
+    text = "ProtoLens, a region-prompt distillation framework that learns prototypes"
+    assert acronyms(text) == set()

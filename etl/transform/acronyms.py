@@ -23,8 +23,9 @@ SPLIT_RE = re.compile(r"[;,]\s*|\s+(?:or|i\.e\.|e\.g\.)\s+")
 TITLED_RE = re.compile(r"[A-Z][\w'’-]*$")
 # `MIB, a Mechanistic Interpretability Benchmark`: a short form, then a capitalised long form.
 APPOSITIVE_RE = re.compile(r", (?:an?|the) (?=[A-Z])")
+LOWER_APPOSITIVE_RE = re.compile(r", (?:an?|the) (?=[a-z])")
 # `MILO: Multimodal Iterative Language Optimizer`: a short form, a colon, its long form.
-COLON_RE = re.compile(r"(?<=\w): (?=[A-Z])")
+COLON_RE = re.compile(r"(?<=\w) ?: (?=[A-Z])")
 # `DGS- a decoupled graph scheduler -`: a long form between dashes after its short form.
 DASH_RE = re.compile(
     r"(?<![\w-])([A-Za-z0-9][\w-]{0,10}[A-Za-z0-9]) ?[-–—]{1,2} (?:an?|the) "
@@ -44,6 +45,10 @@ SPOKEN_DIGIT_RE = re.compile(r"(?<=[A-Za-z])[24](?=[A-Za-z])")
 SPOKEN_DIGITS = {"2": "t", "4": "f"}
 # What no long form holds: the end of a sentence, a clause of the paper's own (`we propose`).
 CLAUSE_RE = re.compile(r"[.;!?] |\b(?:we|our|us)\b", re.IGNORECASE)
+# Kind nouns that may follow a long form without spelling a letter of its short form.
+TRAILING_NOUNS = frozenset(
+    "framework model method language approach algorithm system architecture module".split()
+)
 # A short form in parentheses inside a long form: `Ground-to-Aerial (G2A) image synthesis`.
 INNER_SHORT_RE = re.compile(r" \(([^()]{1,20})\)")
 MAX_WORDS_EXTRA = 5
@@ -120,6 +125,8 @@ def acronym_definitions(text: str) -> tuple[Definition, ...]:
     if ", " in text:
         for match in APPOSITIVE_RE.finditer(text):
             _appositive(text, match, add)
+        for match in LOWER_APPOSITIVE_RE.finditer(text):
+            _lower_appositive(text, match, add)
         for match in NAMELY_RE.finditer(text):
             short = match.group(1)
             begin = match.start()
@@ -144,20 +151,87 @@ def _appositive(
     short_match = SHORT_BEFORE_RE.search(text, max(0, match.start() - 12), match.start())
     if short_match is None:
         return
-    words = _titled_run(text[match.end() : match.end() + 160].split(" "), from_start=True)
-    long_form = _titled_long_form(short_match.group(0), words, from_start=True)
-    if long_form and (not initials or _spelled_by_initials(short_match.group(0), long_form)):
+    short = short_match.group(0)
+    following = text[match.end() : match.end() + 160].split(" ")
+    words = _titled_run(following, from_start=True, function_words=initials)
+    if initials:  # the longest run of words whose initials spell the short form
+        long_form = next(
+            (
+                candidate
+                for size in range(len(words), 1, -1)
+                if words[size - 1] not in FUNCTION_WORDS
+                and _spelled_by_initials(short, candidate := " ".join(words[:size]))
+            ),
+            None,
+        )
+    else:
+        long_form = _titled_long_form(short, words, from_start=True)
+    if long_form and is_short_form(short) and " " not in short:
         start = short_match.start()
         end = match.end() + len(long_form)
-        add(start, end, match.end(), start, short_match.group(0), long_form)
+        add(start, end, match.end(), start, short, long_form)
+
+
+def _lower_appositive(text: str, match: re.Match[str], add: Callable[..., None]) -> None:
+    """`LG-GNN, a local-global adaptive graph neural network for ...`: a lower-case long form
+    right after the article, spelling the whole short form, up to a function word."""
+    short_match = SHORT_BEFORE_RE.search(text, max(0, match.start() - 12), match.start())
+    if short_match is None:
+        return
+    short = short_match.group(0)
+    letters = _letters(short)
+    if sum(c.isupper() for c in letters) < max(2, len(letters) - 1) or not is_short_form(short):
+        return  # an acronym in capitals (`LG-GNN`), not a coined word (`ProtoLens`)
+    words: list[str] = []
+    for word in text[match.end() : match.end() + 120].split(" "):
+        bare = word.rstrip(",.;:)")
+        if not bare or not bare[0].islower() or bare in FUNCTION_WORDS:
+            break
+        words.append(bare)
+        if bare != word:
+            break
+    for size in range(min(len(words), len(letters) + 2), 1, -1):
+        candidate = " ".join(words[:size])
+        if _best_long_form(letters, words[:size]) == candidate:
+            start = short_match.start()
+            add(start, match.end() + len(candidate), match.end(), start, short, candidate)
+            return
 
 
 def _spelled_by_initials(short: str, long_form: str) -> bool:
-    """Whether the initials of a long form's words (function words optional) spell `short`."""
-    words = [w for w in re.split(r"[\s\-]+", long_form) if w]
-    every = "".join(w[0] for w in words).lower()
-    content = "".join(w[0] for w in words if w.lower() not in FUNCTION_WORDS).lower()
-    return _letters(short).lower() in (every, content)
+    """Whether the initials of a long form's words spell `short` (or its capitals: `MCNet`),
+    function words optional, hyphenated words read as one word or as several."""
+    letters = _letters(short)
+    wanted = {letters.lower()}
+    if sum(c.isupper() for c in letters) >= 2:
+        wanted.add("".join(c for c in letters if c.isupper() or c.isdigit()).lower())
+    for split in (r"\s+", r"[\s\-]+"):
+        words = [w for w in re.split(split, long_form) if w]
+        every = "".join(w[0] for w in words).lower()
+        content = "".join(w[0] for w in words if w.lower() not in FUNCTION_WORDS).lower()
+        if every in wanted or content in wanted:
+            return True
+    return False
+
+
+def _fit_to_initials(short: str, long_form: str, words: list[str]) -> str:
+    """A long form adjusted where the words' initials say so: a trailing kind noun that spells
+    nothing dropped (`first-order logic language (FOL)`), or a word before it that the shortest
+    match left out taken in (`Spatio-temporal Metric-semantic SLAM (SMS)`)."""
+    if _spelled_by_initials(short, long_form):
+        return long_form
+    parts = long_form.split(" ")
+    if len(parts) > 2 and parts[-1].lower() in TRAILING_NOUNS:
+        shorter = " ".join(parts[:-1])
+        if _spelled_by_initials(short, shorter):
+            return shorter
+    for extra in (1, 2):
+        longer = words[-(len(parts) + extra) :]
+        if len(longer) == len(parts) + extra:
+            candidate = " ".join(longer).lstrip("\"'“([")
+            if not CLAUSE_RE.search(candidate) and _spelled_by_initials(short, candidate):
+                return candidate
+    return long_form
 
 
 def _without_inner_short_forms(long: str) -> str:
@@ -168,12 +242,14 @@ def _without_inner_short_forms(long: str) -> str:
     return INNER_SHORT_RE.sub(lambda m: "" if is_short_form(m.group(1)) else m.group(0), long)
 
 
-def _titled_run(words: list[str], *, from_start: bool) -> list[str]:
-    """The capitalised words at the start (or the end) of a list of words, at most nine."""
+def _titled_run(words: list[str], *, from_start: bool, function_words: bool = False) -> list[str]:
+    """The capitalised words at the start (or the end) of a list of words, at most nine (with
+    `function_words`, lower-case function words between capitalised ones too)."""
     run: list[str] = []
     for word in words if from_start else reversed(words):
         bare = word.rstrip(",.;:)") if from_start else word
-        if not bare or not TITLED_RE.match(bare) or len(run) == 9:
+        inner = function_words and bare in FUNCTION_WORDS and bare == word
+        if not bare or not (TITLED_RE.match(bare) or inner) or len(run) == 9:
             break
         run.append(bare)
         if bare != word:
@@ -184,9 +260,10 @@ def _titled_run(words: list[str], *, from_start: bool) -> list[str]:
 @lru_cache(maxsize=4096)
 def is_short_form(token: str) -> bool:
     """A plausible acronym: 2-12 characters, a letter, capitals; `Code LLMs` is one too."""
-    if " " in token:
+    if " " in token:  # `Code LLMs`, `LB-AdaCurv ONS`
         head, _, tail = token.partition(" ")
-        return head.isalpha() and head[:1].isupper() and " " not in tail and is_short_form(tail)
+        named = (head.isalpha() and head[:1].isupper()) or is_short_form(head)
+        return named and " " not in tail and is_short_form(tail)
     if not (2 <= len(token) <= 12) or not SHORT_FORM_RE.match(token):
         return False
     if not any(c.isalpha() for c in token):
@@ -234,7 +311,7 @@ def _short_then_long(inside: str, before: str) -> tuple[str, str] | None:
         limit = min(len(words), len(letters) + MAX_WORDS_EXTRA, 2 * len(letters))
         long_form = _best_long_form(letters, words[-limit:] if limit else [])
         if long_form:
-            return inside, long_form
+            return inside, _fit_to_initials(inside, long_form, words)
     return None
 
 
@@ -250,7 +327,21 @@ def _long_then_short(inside: str, before: str) -> tuple[str, str] | None:
     for letters in _spellings(short):
         if _best_long_form(letters, inside.split()) == wanted:
             return short, wanted
+    if _spelled_by_capitals(short, wanted):  # `ASSIST (lAbel noiSe-robuSt dIalogue ...)`
+        return short, _without_spelling_capitals(wanted)
     return None
+
+
+def _spelled_by_capitals(short: str, long_form: str) -> bool:
+    """A long form whose capitals, some inside its words, spell the short form."""
+    capitals = "".join(c for c in long_form if c.isupper())
+    inner = any(c.isupper() for word in long_form.split() for c in word[1:])
+    return inner and capitals.lower() == _letters(short).lower()
+
+
+def _without_spelling_capitals(long_form: str) -> str:
+    """`lAbel noiSe-robuSt` is `label noise-robust`: capitals inside words only spell."""
+    return " ".join(w[:1] + w[1:].lower() for w in long_form.split())
 
 
 def _titled_long_form(short: str, words: list[str], *, from_start: bool) -> str | None:
