@@ -13,7 +13,8 @@ from etl.models import Acronym, MethodMention
 from etl.transform.methods.introduced import Introduced
 from etl.transform.methods.mentioned import Mentioned
 from etl.transform.methods.titles import title_names
-from etl.transform.methods.tokens import method_key
+from etl.transform.methods.tokens import generic_key, method_key
+from etl.transform.methods.vocabulary import GENERIC
 
 __all__ = ["find_methods", "method_key"]
 
@@ -49,7 +50,7 @@ class _Finder(Introduced, Mentioned):
         """The title's own artifact is introduced (even if the abstract only mentions it); the
         coined names it mentions are added unless the abstract named them."""
         own, mentions = title_names(title)
-        if own is not None and not self._is_excluded_generic(own.name):
+        if own is not None and generic_key(own.name) not in GENERIC:
             key = self.keys.get(method_key(own.name))
             if key is None:
                 self._add(own.name, "introduced", own.kind)

@@ -37,6 +37,8 @@ from etl.transform.methods.vocabulary import (
 
 PASSIVE_AUXILIARIES = frozenset({"is", "are", "was", "were"})
 CLAUSE_ENDS = frozenset({".", "?", "!", ";", ":"})
+# Words before a name in a list of parts that make it someone else's: `based on Tacotron 2`.
+OTHERS_WORK = frozenset({"on", "from", "of", "with", "using", "than", "like", "by"})
 # `Our framework consists of three components: ...`
 COMPONENT_VERBS = frozenset(
     "consists consist contains contain comprises comprise featuring features includes including "
@@ -255,7 +257,8 @@ class Introduced(Reading):
                 continue
             if t.shapes[k] in (STRONG, TITLE) and not t.initial[k] and not self.masked[k]:
                 first, last = self._chunk(k)
-                if last > first:
+                words = sum(t.shapes[m] in (STRONG, TITLE) for m in range(first, last + 1))
+                if words > 1 and t.lower[first - 1] not in OTHERS_WORK:
                     self._add_intro(first, last, "module")
                 k = max(last, k) + 1
                 continue
@@ -397,8 +400,8 @@ class Introduced(Reading):
         if self._is_excluded(name) or self._task_run(first, last):
             return
         if not written and "/" in name and first == last:
-            parts = name.split("/")  # `our DWV/IWV`: two names
-            if all(shape(p) == STRONG for p in parts):
+            parts = name.split("/")  # `our DWV/IWV`: two names (`AB/BA` is one)
+            if all(shape(p) == STRONG and len(p) > 2 for p in parts):
                 for part in parts:
                     self._add(part, "introduced", kind or kind_of_name(part))
                 self.keys.setdefault(method_key(name), method_key(parts[0]))  # not a mention

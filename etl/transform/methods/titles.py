@@ -24,6 +24,10 @@ SEPARATORS = frozenset({":", "-", "–", "—"})
 MAX_NAME_TOKENS = 4
 # What a title with a name holds: a separator, or a word with capitals or digits inside.
 HINT_RE = re.compile(r"[:–—-]|\w[A-Z0-9]")
+PREPOSITIONS = frozenset(
+    "beyond toward towards through via against without across under over into onto upon "
+    "about after before between".split()
+)
 QUESTION_WORDS = frozenset("why how what when where which who is are does do can should".split())
 
 
@@ -71,10 +75,12 @@ def _name_end(t: Text) -> int:
         return 1 if generic_key(t.words[0]) not in GENERIC else 0
     if any(w in INITIAL_STOPWORDS or w in QUESTION_WORDS for w in t.lower[:end]):
         return 0  # `Why It Works:`, `On the Limits of X:`
+    first, head = t.lower[0], singular_word(t.lower[end - 1])
+    if t.shapes[0] == TITLE and (first.endswith(("ing", "ed", "ly")) or first in PREPOSITIONS):
+        return 0  # `Demonstrating X:`, `Beyond Goldfish Memory:`
     if STRONG in shapes:
         return end
-    first, head = t.lower[0], singular_word(t.lower[end - 1])
-    ordinary = first.endswith(("ing", "ed", "ly", "s"))
+    ordinary = first.endswith("s")
     if ordinary or head in TITLE_GENERIC_HEADS or head in GENERIC_HEADS:
         return 0
     return end
