@@ -484,3 +484,16 @@ def test_long_forms_fit_their_initials(text: str, pair: tuple[str, str]) -> None
 def test_a_coined_word_is_no_lower_case_appositive_acronym() -> None:
     text = "ProtoLens, a region-prompt distillation framework that learns prototypes"
     assert acronyms(text) == set()
+
+
+def test_a_number_initial_short_form_spells_its_number_word() -> None:
+    assert acronyms("merged into an entire three-dimensional(3D) model") == {
+        ("3D", "three-dimensional")
+    }
+
+
+def test_a_colon_form_may_spell_a_whole_title_phrase_between_its_capitals() -> None:
+    assert acronyms("SP-Net: Slowly Progressing Dynamic Inference Networks") == {
+        ("SP-Net", "Slowly Progressing Dynamic Inference Network")
+    }
+    assert acronyms("SAU: Smooth Activation Function Using Convolution with Identities") == set()

@@ -49,6 +49,8 @@ CLAUSE_RE = re.compile(r"[.;!?] |\b(?:we|our|us)\b", re.IGNORECASE)
 TRAILING_NOUNS = frozenset(
     "framework model method language approach algorithm system architecture module".split()
 )
+NUMBER_SHORT_RE = re.compile(r"^[1-9][A-Z]$")
+NUMBER_INITIALS = dict(zip("123456789", "ottffssen", strict=True))  # one, two, three ...
 # A short form in parentheses inside a long form: `Ground-to-Aerial (G2A) image synthesis`.
 INNER_SHORT_RE = re.compile(r" \(([^()]{1,20})\)")
 MAX_WORDS_EXTRA = 5
@@ -163,7 +165,7 @@ def _appositive(
                 and _spelled_by_initials(short, candidate := " ".join(words[:size]))
             ),
             None,
-        )
+        ) or _bracketed_long_form(short, words)
     else:
         long_form = _titled_long_form(short, words, from_start=True)
     if long_form and is_short_form(short) and " " not in short:
@@ -196,6 +198,25 @@ def _lower_appositive(text: str, match: re.Match[str], add: Callable[..., None])
             start = short_match.start()
             add(start, match.end() + len(candidate), match.end(), start, short, candidate)
             return
+
+
+def _bracketed_long_form(short: str, words: list[str]) -> str | None:
+    """`SP-Net: Slowly Progressing Dynamic Inference Networks`: words that the short form's
+    letters spell, the first and last words starting with its first and last capitals, the
+    phrase ending there."""
+    capitals = [c.lower() for c in short if c.isupper()]
+    if len(capitals) < 2:
+        return None
+    for size in range(len(words), 1, -1):
+        candidate = words[:size]
+        if (
+            (size == len(words) or words[size].lower() in FUNCTION_WORDS)  # the phrase ends
+            and candidate[0][0].lower() == capitals[0]
+            and candidate[-1][0].lower() == capitals[-1]
+            and _best_long_form(_letters(short), candidate) == " ".join(candidate)
+        ):
+            return " ".join(candidate)
+    return None
 
 
 def _spelled_by_initials(short: str, long_form: str) -> bool:
@@ -269,8 +290,10 @@ def is_short_form(token: str) -> bool:
     if not any(c.isalpha() for c in token):
         return False
     capitals = sum(c.isupper() for c in token)
-    return capitals >= 2 or (
-        capitals == 1 and token[0].isupper() and len(token) <= 4 and not token[1:].islower()
+    return (
+        capitals >= 2
+        or (capitals == 1 and token[0].isupper() and len(token) <= 4 and not token[1:].islower())
+        or NUMBER_SHORT_RE.match(token) is not None  # 3D, 2D
     )
 
 
@@ -299,6 +322,8 @@ def _spellings(short: str) -> tuple[str, ...]:
         stripped = re.sub(r"\d", "", letters)
         if len(stripped) >= 2:
             options.append(stripped)
+        if letters[0] in NUMBER_INITIALS:  # 3D: three-dimensional
+            options.append(NUMBER_INITIALS[letters[0]] + letters[1:])
     return tuple(options)
 
 
