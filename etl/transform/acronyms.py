@@ -22,8 +22,8 @@ SHORT_FORM_RE = re.compile(r"^[A-Za-z0-9][\w\-./&+]*$")
 SPLIT_RE = re.compile(r"[;,]\s*|\s+(?:or|i\.e\.|e\.g\.)\s+")
 TITLED_RE = re.compile(r"[A-Z][\w'’-]*$")
 # `MIB, a Mechanistic Interpretability Benchmark`: a short form, then a capitalised long form.
-APPOSITIVE_RE = re.compile(r", (?:an?|the) (?=[A-Z])")
-LOWER_APPOSITIVE_RE = re.compile(r", (?:an?|the) (?=[a-z])")
+# (or a lower-case one: `LG-GNN, a local-global adaptive graph neural network`)
+APPOSITIVE_RE = re.compile(r", (?:an?|the) (?=[A-Za-z])")
 # `MILO: Multimodal Iterative Language Optimizer`: a short form, a colon, its long form.
 COLON_RE = re.compile(r"(?<=\w) ?: (?=[A-Z])")
 # `DGS- a decoupled graph scheduler -`: a long form between dashes after its short form.
@@ -125,10 +125,11 @@ def acronym_definitions(text: str) -> tuple[Definition, ...]:
             ):
                 add(match.start(1), match.end(2), match.start(2), match.start(1), short, long_form)
     if ", " in text:
-        for match in APPOSITIVE_RE.finditer(text):
-            _appositive(text, match, add)
-        for match in LOWER_APPOSITIVE_RE.finditer(text):
-            _lower_appositive(text, match, add)
+        for match in APPOSITIVE_RE.finditer(text):  # one pass for both cases
+            if text[match.end()].isupper():
+                _appositive(text, match, add)
+            else:
+                _lower_appositive(text, match, add)
         for match in NAMELY_RE.finditer(text):
             short = match.group(1)
             begin = match.start()
@@ -219,6 +220,7 @@ def _bracketed_long_form(short: str, words: list[str]) -> str | None:
     return None
 
 
+@lru_cache(maxsize=4096)
 def _spelled_by_initials(short: str, long_form: str) -> bool:
     """Whether the initials of a long form's words spell `short` (or its capitals: `MCNet`),
     function words optional, hyphenated words read as one word or as several."""

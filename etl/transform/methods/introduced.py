@@ -23,6 +23,7 @@ from etl.transform.methods.tokens import ADJ, LOWER, PUNCT, STRONG, TITLE, metho
 from etl.transform.methods.vocabulary import (
     ADVERBS,
     ARTICLES,
+    COMPONENT_VERBS,
     INTRO_VERBS,
     NAMING_WORDS,
     NEW_WORDS,
@@ -39,12 +40,6 @@ PASSIVE_AUXILIARIES = frozenset({"is", "are", "was", "were"})
 CLAUSE_ENDS = frozenset({".", "?", "!", ";", ":"})
 # Words before a name in a list of parts that make it someone else's: `based on Tacotron 2`.
 OTHERS_WORK = frozenset({"on", "from", "of", "with", "using", "than", "like", "by"})
-# `Our framework consists of three components: ...`
-COMPONENT_VERBS = frozenset(
-    "consists consist contains contain comprises comprise featuring features includes including "
-    "composed".split()
-)
-COMPONENT_VERB_STEMS = ("consist", "contain", "compris", "featur", "includ", "composed")
 COMPONENT_NOUNS = frozenset(
     "component components module modules design designs part parts block blocks branch "
     "branches stage stages".split()
@@ -86,6 +81,9 @@ class Introduced(Reading):
                 self._object(i + 2, None)
             elif low in NAMING_WORDS:
                 self._named(i)
+            elif low in COMPONENT_VERBS:
+                if self._own_components(i):
+                    self._components(i)
             elif low == "our" and i + 1 < t.n and t.shapes[i + 1] == STRONG:
                 first, last = self._chunk(i + 1)
                 if last >= first and not self._defined_generic(t.words[first]):
@@ -96,10 +94,6 @@ class Introduced(Reading):
                     self._add_intro(first, last, kind_after(t, last + 1) or kind_before(t, i))
         if t.n > 2 and t.shapes[0] == STRONG and t.words[1] == ":":
             self._add_intro(0, 0, None)  # a title `Name: what it does`
-        if any(verb in t.text for verb in COMPONENT_VERB_STEMS):
-            for k in [k for k in range(t.n) if t.lower[k] in COMPONENT_VERBS]:
-                if self._own_components(k):
-                    self._components(k)
         for start, (span, _) in self.emphasis.items():
             at = self._token_at(start)
             if at is None:

@@ -23,7 +23,7 @@ from etl.transform.methods.vocabulary import (
 SEPARATORS = frozenset({":", "-", "–", "—"})
 MAX_NAME_TOKENS = 4
 # What a title with a name holds: a separator, or a word with capitals or digits inside.
-HINT_RE = re.compile(r"[:–—-]|\w[A-Z0-9]")
+HINT_RE = re.compile(r":| [-–—] |\w[A-Z0-9]|[A-Za-z]\d")
 PREPOSITIONS = frozenset(
     "beyond toward towards through via against without across under over into onto upon "
     "about after before between".split()

@@ -72,5 +72,7 @@ FUNCTION_WORDS = frozenset(
     {"of", "for", "with", "and", "in", "on", "to", "the", "from", "by", "via"}
 )
 ADJ_ENDINGS = ("ed", "ive", "ant", "ent", "able", "ible", "ous", "ic", "al")
-TRIGGERS = INTRO_VERBS | NAMING_WORDS | {"put", "our"}
+# `Our framework consists of three components: ...`
+COMPONENT_VERBS = words("component_verbs")
+TRIGGERS = INTRO_VERBS | NAMING_WORDS | COMPONENT_VERBS | {"put", "our"}
 TRIGGERS_AND_COMMA = TRIGGERS | {","}
