@@ -192,6 +192,8 @@ def test_the_name_before_a_title_colon_is_introduced(title: str, name: str, kind
         "Revisiting Dropout: When Does It Help",
         "Transformers: A Primer",
         "Why It Works: Margins",
+        "Beyond Goldfish Memory: Long Chats",
+        "Demonstrating HumanBot: A Robot Study",
     ],
 )
 def test_a_title_prefix_that_is_no_name_is_not_introduced(title: str) -> None:
@@ -497,3 +499,20 @@ def test_a_colon_form_may_spell_a_whole_title_phrase_between_its_capitals() -> N
         ("SP-Net", "Slowly Progressing Dynamic Inference Network")
     }
     assert acronyms("SAU: Smooth Activation Function Using Convolution with Identities") == set()
+
+
+def test_a_title_acronym_does_not_hide_the_titles_own_name() -> None:
+    found = roles("We calibrate ad rankings.", "MCNet: Monotonic Calibration Networks for Ads")
+    assert found == {"MCNet": "introduced"}
+
+
+def test_named_parts_based_on_other_work_are_not_introduced() -> None:
+    text = (
+        "Our system consists of three components: (1) a speaker encoder trained on speech; "
+        "(2) a synthesis network based on Tacotron 2, which makes spectrograms."
+    )
+    assert roles(text) == {"Tacotron 2": "mentioned"}
+
+
+def test_paradigm_words_are_no_mentions() -> None:
+    assert methods("Sequence models such as seq2seq and Seq2Seq learners are compared.") == ()
