@@ -105,6 +105,7 @@ class Reading:
         self.bases.add(base)
 
     def _known(self, name: str) -> bool:
+        """A spelling of an artifact found already."""
         return method_key(name) in self.keys
 
     # -- introduced ------------------------------------------------------------------------
@@ -288,6 +289,7 @@ class Reading:
         return self.t.writes_in_lower_case(low)
 
     def _followed_by(self, last: int, nouns: frozenset[str]) -> bool:
+        """The token after `last` is one of `nouns`."""
         return last + 1 < self.t.n and self.t.lower[last + 1] in nouns
 
     def _is_excluded_generic(self, name: str) -> bool:
@@ -307,6 +309,7 @@ class Reading:
         return index if index < len(starts) and starts[index] == offset else None
 
     def _token_at_or_after(self, offset: int) -> int | None:
+        """The first token starting at or after a character offset."""
         index = bisect_left(self.t.starts, offset)
         return index if index < self.t.n else None
 

@@ -53,6 +53,7 @@ class Introduced(Reading):
     """The rules for introduced names."""
 
     def _introduced(self) -> None:
+        """Every cue of the text read in order, then a leading `Name:` and emphasised names."""
         t = self.t
         n = t.n
         lower = t.lower
@@ -252,7 +253,7 @@ class Introduced(Reading):
             if t.shapes[k] in (STRONG, TITLE) and not t.initial[k] and not self.masked[k]:
                 first, last = self._chunk(k)
                 words = sum(t.shapes[m] in (STRONG, TITLE) for m in range(first, last + 1))
-                if words > 1 and t.lower[first - 1] not in OTHERS_WORK:
+                if words > 1 and (first == 0 or t.lower[first - 1] not in OTHERS_WORK):
                     self._add_intro(first, last, "module")
                 k = max(last, k) + 1
                 continue
@@ -331,7 +332,8 @@ class Introduced(Reading):
         """`Ground-to-Aerial (G2A) image synthesis (GP-G2A)`: the later short form that holds
         this one names the whole."""
         for other in self.definitions:
-            if d.end <= other.short_start <= d.end + 60 and d.acronym in other.acronym != d.acronym:
+            near = d.end <= other.short_start <= d.end + 60
+            if near and d.acronym in other.acronym and other.acronym != d.acronym:
                 return other
         return d
 
