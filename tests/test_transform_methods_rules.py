@@ -516,3 +516,17 @@ def test_named_parts_based_on_other_work_are_not_introduced() -> None:
 
 def test_paradigm_words_are_no_mentions() -> None:
     assert methods("Sequence models such as seq2seq and Seq2Seq learners are compared.") == ()
+
+
+def test_a_capitalised_naming_word_inside_a_name_names_nothing() -> None:
+    text = "Networks such as Long Short Term Memory (LSTM) and Gated Recurrent Unit (GRU) work."
+    assert "introduced" not in roles(text).values()
+
+
+def test_an_appositive_intro_takes_the_whole_capitalised_name() -> None:
+    found = roles("We introduce Siamese Survival Prognosis Network, a novel deep architecture.")
+    assert found == {"Siamese Survival Prognosis Network": "introduced"}
+
+
+def test_a_passive_intro_of_a_sentence_initial_word_names_nothing() -> None:
+    assert methods("The network is designed for speed. The method is proposed here.") == ()

@@ -33,7 +33,6 @@ from etl.transform.methods.vocabulary import (
     SUBJECT_DETERMINERS,
     SUBJECT_NOUNS,
     TASK_HEADS,
-    TITLE_GENERIC_HEADS,
 )
 
 PASSIVE_AUXILIARIES = frozenset({"is", "are", "was", "were"})
@@ -80,7 +79,7 @@ class Introduced(Reading):
                 and self._has_subject(i)
             ):
                 self._object(i + 2, None)
-            elif low in NAMING_WORDS:
+            elif low in NAMING_WORDS and t.words[i] == low:  # not `Long Short Term Memory`
                 self._named(i)
             elif low in COMPONENT_VERBS:
                 if self._own_components(i):
@@ -90,8 +89,9 @@ class Introduced(Reading):
                 if last >= first and not self._defined_generic(t.words[first]):
                     self._add_intro(first, last, None)
             elif t.shapes[i] in (STRONG, TITLE) and self._appositive_intro(i):
-                first, last = self._chunk(i)
-                if first == i:
+                start = self._run_start(i) if t.shapes[i] == TITLE else i
+                first, last = self._chunk(start)
+                if first == start:
                     self._add_intro(first, last, kind_after(t, last + 1) or kind_before(t, i))
         if t.n > 2 and t.shapes[0] == STRONG and t.words[1] == ":":
             self._add_intro(0, 0, None)  # a title `Name: what it does`
@@ -107,6 +107,17 @@ class Introduced(Reading):
                 and not self._defined_mention(t.words[i])
             ):
                 self._add_intro(i, i, None)
+
+    def _run_start(self, i: int) -> int:
+        """Where the run of capitalised words ending at `i` starts (`Siamese Survival Prognosis
+        Network, a novel ...`), past an ordinary sentence-initial word."""
+        t = self.t
+        j = i
+        while j > 0 and t.shapes[j - 1] in (STRONG, TITLE) and not t.initial[j]:
+            j -= 1
+        if j < i and t.initial[j] and self._ordinary_initial(j):
+            j += 1
+        return j
 
     def _may_be_named(self, i: int) -> bool:
         """A strong name, or a capitalised word inside a sentence (`Our method, Kestrel, ...`)."""
@@ -216,8 +227,7 @@ class Introduced(Reading):
         t = self.t
         if last <= first or any(t.shapes[k] != TITLE for k in range(first, last + 1)):
             return False
-        head = singular_word(t.lower[last].split("-")[-1])
-        return head in TASK_HEADS or head in TITLE_GENERIC_HEADS
+        return singular_word(t.lower[last].split("-")[-1]) in TASK_HEADS
 
     def _own_components(self, cue: int) -> bool:
         """`Our framework consists of three components`, `It contains two modules`: the parts
@@ -270,10 +280,9 @@ class Introduced(Reading):
         if t.shapes[j] not in (STRONG, TITLE) or self.masked[j]:
             return
         last = j
-        while j > 0 and t.shapes[j - 1] in (STRONG, TITLE) and not t.initial[j]:
-            j -= 1
-        if t.initial[j] and t.shapes[j] == TITLE and j < last and self._ordinary_initial(j):
-            j += 1
+        j = self._run_start(last)
+        if j == last and t.shapes[j] == TITLE and t.initial[j]:
+            return  # `The network is designed ...`: no name
         self._add_intro(j, last, kind_before(t, aux + 1))
 
     def _paren_name(self, i: int, kind: str | None) -> bool:

@@ -23,6 +23,7 @@ SIZE_SUFFIX_RE = re.compile(r"[-\s]\d+(?:\.\d+)?(?:x\d+)?[BM](?:$|-)")
 KNOWN_KEY_IGNORED_RE = re.compile(r"[\s\-_./’']+")
 
 
+@lru_cache(maxsize=8192)
 def known_key(name: str) -> str:
     """A name compared with the known names: spaces, hyphens and dots ignored, case kept."""
     return KNOWN_KEY_IGNORED_RE.sub("", unicodedata.normalize("NFKC", name))

@@ -75,7 +75,9 @@ class Mentioned(Reading):
     def _judge_chunk(self, first: int, last: int) -> None:
         """Decide whether a run of name words (or each name of a run that lost its commas) is
         a mentioned artifact."""
-        parts = self._segments(first, last) if last > first else [(first, last)]
+        t = self.t
+        lists = last > first and STRONG in t.shapes[first : last + 1]  # a list lost its commas?
+        parts = self._segments(first, last) if lists else [(first, last)]
         for part_first, part_last in parts:
             self._judge_name(part_first, part_last, listed=len(parts) > 1)
 
