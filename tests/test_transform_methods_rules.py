@@ -530,3 +530,12 @@ def test_an_appositive_intro_takes_the_whole_capitalised_name() -> None:
 
 def test_a_passive_intro_of_a_sentence_initial_word_names_nothing() -> None:
     assert methods("The network is designed for speed. The method is proposed here.") == ()
+
+
+def test_short_all_capital_names_are_not_taken_as_known_datasets() -> None:
+    from etl.transform.methods.vocabulary import KNOWN_DATASETS
+
+    assert "SGD" not in KNOWN_DATASETS  # a dialogue dataset in the archive, an optimizer here
+    assert {m.name: m.kind for m in methods("We train with SGD and momentum.")} != {
+        "SGD": "dataset"
+    }

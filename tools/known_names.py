@@ -6,9 +6,10 @@ from the dataset names of the Papers with Code archive (CC BY-SA 4.0).
 The archive's list is noisy: splits (`COCO test-dev`), remarks in parentheses, leaderboard paths,
 author names and ordinary words (`Travel`, `Breakfast`). What is kept: names of at most four
 words, without their split or remark, that are not ordinary English: a single word is kept when
-it is shaped like a coined name (capitals inside, digits, all capitals) or rare in English; a
-phrase when one of its words is. Word frequencies come from the `wordfreq` package (installed
-only to run this script: `pip install wordfreq`).
+it is shaped like a coined name (capitals inside, digits, all capitals) or rare in English and
+is not a short form of three capitals or fewer; a phrase when one of its words is coined.
+Word frequencies come from the `wordfreq` package (installed only to run this script:
+`pip install wordfreq`).
 """
 
 from __future__ import annotations
@@ -58,10 +59,12 @@ def coined(word: str) -> bool:
 
 
 def keep(name: str) -> bool:
-    """Not an ordinary word or phrase."""
+    """Not an ordinary word or phrase, nor a short form of three capitals or fewer (`SGD` is a
+    dialogue dataset in the archive and an optimizer everywhere else)."""
     words = name.split(" ")
     if len(words) == 1:
-        return coined(words[0])
+        short = name.isupper() and len(name) <= 3
+        return coined(words[0]) and not short
     return any(coined(w) for w in words) and not all(w.islower() for w in words)
 
 
