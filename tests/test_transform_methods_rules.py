@@ -539,3 +539,9 @@ def test_short_all_capital_names_are_not_taken_as_known_datasets() -> None:
     assert {m.name: m.kind for m in methods("We train with SGD and momentum.")} != {
         "SGD": "dataset"
     }
+
+
+def test_a_lower_case_coined_title_name_before_an_article_is_introduced() -> None:
+    found = roles("We release tools for speech.", "wordless-kit: a Library for Spoken Text")
+    assert found == {"wordless-kit": "introduced"}
+    assert roles("We study it.", "self-supervised: Learning Without Labels") == {}

@@ -12,8 +12,9 @@ from typing import NamedTuple
 
 from etl.transform.acronyms import singular_word
 from etl.transform.methods.kinds import kind_after, kind_of_name
-from etl.transform.methods.tokens import NUM, STRONG, TITLE, Text, generic_key
+from etl.transform.methods.tokens import ADJ, LOWER, NUM, STRONG, TITLE, Text, generic_key
 from etl.transform.methods.vocabulary import (
+    ARTICLES,
     GENERIC,
     GENERIC_HEADS,
     INITIAL_STOPWORDS,
@@ -69,12 +70,15 @@ def _name_end(t: Text) -> int:
     if not end or end + 1 >= t.n or (t.starts[end] == t.ends[end - 1] and t.words[end] != ":"):
         return 0  # no separator, nothing after it, or a hyphen inside a word
     shapes = t.shapes[:end]
+    if any(w in INITIAL_STOPWORDS or w in QUESTION_WORDS for w in t.lower[:end]):
+        return 0  # `Why It Works:`, `On the Limits of X:`
+    if end == 1 and "-" in t.words[0] and t.shapes[0] in (LOWER, ADJ):
+        # `textless-lib: a Library for ...`: a coined lower-case name, then `a ...`
+        return 1 if t.lower[2] in ARTICLES else 0
     if any(s not in (STRONG, TITLE, NUM) for s in shapes) or shapes[0] == NUM:
         return 0
     if end == 1:
         return 1 if generic_key(t.words[0]) not in GENERIC else 0
-    if any(w in INITIAL_STOPWORDS or w in QUESTION_WORDS for w in t.lower[:end]):
-        return 0  # `Why It Works:`, `On the Limits of X:`
     first, head = t.lower[0], singular_word(t.lower[end - 1])
     if t.shapes[0] == TITLE and (first.endswith(("ing", "ed", "ly")) or first in PREPOSITIONS):
         return 0  # `Demonstrating X:`, `Beyond Goldfish Memory:`
