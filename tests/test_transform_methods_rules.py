@@ -545,3 +545,11 @@ def test_a_lower_case_coined_title_name_before_an_article_is_introduced() -> Non
     found = roles("We release tools for speech.", "wordless-kit: a Library for Spoken Text")
     assert found == {"wordless-kit": "introduced"}
     assert roles("We study it.", "self-supervised: Learning Without Labels") == {}
+
+
+def test_plural_acronyms_labels_and_title_case_paradigms_are_no_mentions() -> None:
+    text = (
+        "Sampling from k-DPPs and DPPs is hard. Challenges C1, C2 and C3 remain for "
+        "Text-to-SQL, unlike T5."
+    )
+    assert roles(text) == {"T5": "mentioned"}

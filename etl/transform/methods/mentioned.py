@@ -11,6 +11,7 @@ and the paper's own names again as mentions.
 
 from __future__ import annotations
 
+import re
 from itertools import compress
 
 from etl.transform.acronyms import singular_word
@@ -26,6 +27,10 @@ from etl.transform.methods.vocabulary import (
     TASK_HEADS,
     TITLE_GENERIC_HEADS,
 )
+
+# An acronym in the plural, undefined: a class (`DPPs`, `k-DPPs`), like `LLMs`.
+PLURAL_CLASS_RE = re.compile(r"^(?:[a-z]-)?[A-Z]{2,}s$")
+LABEL_RE = re.compile(r"^[A-Z]\d$")
 
 
 class Mentioned(Reading):
@@ -108,6 +113,8 @@ class Mentioned(Reading):
                 return
             if len(words) == 1 and self._known(words[0].rstrip("s")):
                 return
+            if len(words) == 1 and (PLURAL_CLASS_RE.match(name) or self._label(name)):
+                return  # `DPPs`, `k-DPPs`: a class in the plural; `C1`, `C2`: labels
             self._add(name, "mentioned", mention_kind(self.t, first, last, name))
             return
         titles = [w for w, s in zip(words, shapes, strict=True) if s == TITLE]
@@ -132,6 +139,12 @@ class Mentioned(Reading):
             or self._known_dataset(first, last)
         ):
             self._add(name, "mentioned", mention_kind(self.t, first, last, name))
+
+    def _label(self, name: str) -> bool:
+        """`C1` beside `C2` or `C3`: labels of a list (a lone `T5` stays a name)."""
+        if not LABEL_RE.match(name):
+            return False
+        return sum(LABEL_RE.match(w) is not None and w[0] == name[0] for w in self.t.words) > 1
 
     def _adjective_root(self, i: int) -> None:
         """`BadNets-style`, `LASER-based`: the name before an adjective suffix is a mention."""

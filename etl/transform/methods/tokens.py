@@ -154,7 +154,8 @@ def _paradigm(token: str) -> bool:
 def _plain_or_generic(word: str) -> bool:
     """A plain lower-case word of some length or a generic one (`sim`, `real`, `SQL`; not the
     `vec` of `wav2vec`, which names)."""
-    return (word.islower() and len(word) >= 3) or generic_key(word) in GENERIC
+    plain = word.islower() or (word[:1].isupper() and word[1:].islower())  # `text`, `Text`
+    return (plain and len(word) >= 3) or generic_key(word) in GENERIC
 
 
 def is_strong(token: str) -> bool:
