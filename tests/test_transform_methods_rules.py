@@ -553,3 +553,21 @@ def test_plural_acronyms_labels_and_title_case_paradigms_are_no_mentions() -> No
         "Text-to-SQL, unlike T5."
     )
     assert roles(text) == {"T5": "mentioned"}
+
+
+def test_bold_initials_inside_hyphenated_names_through_the_transform() -> None:
+    record = RawRecord(
+        source="t",
+        position=1,
+        venue="V",
+        year=2025,
+        title=None,
+        abstract=(
+            "We track graphs (see Sec. 2) with the **D**ynamic **V**erte**X**-**c**ou**n**t "
+            "(DVX-cnt) of nodes. Counts matter (a lot) in e**X**tended-**c**ou**n**t (DXC-cnt)."
+        ),
+    )
+    bundle = transform(record, TAXONOMY)
+    assert [(a.acronym, a.expansion) for a in bundle.acronyms] == [
+        ("DVX-cnt", "Dynamic VerteX-count")
+    ]
