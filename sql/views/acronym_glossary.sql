@@ -2,6 +2,7 @@
 -- column acronym: the short form, singular (LLMs is stored as LLM)
 -- column expansion: the long form, one spelling per acronym and expansion whatever its case (the spelling most papers write; on a tie, the one loaded first)
 -- column written: the long form as this paper writes it
+-- column label: the title, else a label for an untitled paper (see paper_labels): never blank
 CREATE VIEW acronym_glossary AS
 WITH spellings AS (
     SELECT
@@ -30,8 +31,10 @@ SELECT
     p.id AS paper_id,
     p.title,
     p.venue,
-    p.year
+    p.year,
+    lbl.label
 FROM acronyms AS a
 JOIN ranked AS r
     ON r.acronym = a.acronym AND r.folded = lower(a.expansion) AND r.rank = 1
-JOIN papers AS p ON p.pk = a.paper_pk;
+JOIN papers AS p ON p.pk = a.paper_pk
+JOIN paper_labels AS lbl ON lbl.paper_pk = p.pk;
