@@ -91,7 +91,7 @@ def main() -> None:
 @click.option(
     "--taxonomy",
     type=click.Path(dir_okay=False),
-    help="Topic taxonomy TOML file (default: the packaged one).",
+    help="Taxonomy TOML file: [[topic]] and [[task]] tables (default: the packaged ones).",
 )
 @click.option(
     "--full-refresh", is_flag=True, help="Delete all papers and reload every source from scratch."
@@ -297,7 +297,7 @@ def stats_command(database: str | None, fmt: str) -> None:
 @click.option(
     "--taxonomy",
     type=click.Path(exists=True, dir_okay=False),
-    help="Topic taxonomy TOML file (default: the packaged one).",
+    help="Taxonomy TOML file: [[topic]] and [[task]] tables (default: the packaged ones).",
 )
 @format_option
 @handle_errors
@@ -305,7 +305,7 @@ def eval_command(gold_file: str, taxonomy: str | None, fmt: str) -> None:
     """Measure extraction against hand-made gold annotations (JSON Lines).
 
     Runs the transform over each gold abstract and prints precision, recall and F1 for
-    introduced methods, mentioned methods, acronyms, code links and topics.
+    introduced methods, mentioned methods, acronyms, code links, topics and tasks.
     The format is documented in tests/gold/README.md.
     """
     from etl.evaluate import evaluate

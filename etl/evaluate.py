@@ -13,7 +13,9 @@ Matching rules, per record:
   and a plural ending;
 - code links: predicted links of kind `code`, compared with the gold URLs after light
   normalisation (https, no trailing slash or `.git`);
-- topics: topic slugs.
+- topics: topic slugs;
+- tasks: task names, ignoring case, hyphens versus spaces and a plural last word; a predicted
+  task also matches a gold name that is one of its terms (another name of the same task).
 
 Run `python -m etl.evaluate GOLD_FILE --misses` to see every miss per record.
 """
@@ -33,7 +35,7 @@ from etl.read import Rows
 from etl.transform import Taxonomy, load_taxonomy, transform
 from etl.transform.methods import method_key
 
-FIELDS = ("introduced", "mentioned", "acronyms", "code_links", "topics")
+FIELDS = ("introduced", "mentioned", "acronyms", "code_links", "topics", "tasks")
 COLUMNS = ("field", "gold", "predicted", "tp", "fp", "fn", "precision", "recall", "f1")
 
 
@@ -113,10 +115,17 @@ def score_record(gold: GoldRecord, taxonomy: Taxonomy) -> list[FieldResult]:
         abstract=gold.abstract,
     )
     bundle = transform(record, taxonomy)
-    return [_compare(gold.id, field, gold.items[field], bundle) for field in FIELDS]
+    names = {task.name: task.terms for task in taxonomy.tasks}
+    return [_compare(gold.id, field, gold.items[field], bundle, names) for field in FIELDS]
 
 
-def _compare(record_id: str, field: str, gold: tuple[Any, ...], bundle: PaperBundle) -> FieldResult:
+def _compare(
+    record_id: str,
+    field: str,
+    gold: tuple[Any, ...],
+    bundle: PaperBundle,
+    task_terms: dict[str, tuple[str, ...]],
+) -> FieldResult:
     """Match predicted items of one field against the gold items, one to one."""
     if field in ("introduced", "mentioned"):
         predicted = [
@@ -140,6 +149,13 @@ def _compare(record_id: str, field: str, gold: tuple[Any, ...], bundle: PaperBun
         ]
         wanted_url = [(url, url_key(url)) for url in gold]
         return _match(record_id, field, predicted_url, wanted_url, lambda p, g: p == g)
+    if field == "tasks":
+        predicted_task = [
+            (hit.name, {expansion_key(n) for n in (hit.name, *task_terms.get(hit.name, ()))})
+            for hit in bundle.tasks
+        ]
+        wanted_task = [(name, expansion_key(name)) for name in gold]
+        return _match(record_id, field, predicted_task, wanted_task, lambda p, g: g in p)
     predicted_topic = [(hit.slug, hit.slug) for hit in bundle.topics]
     wanted_topic = [(slug, slug) for slug in gold]
     return _match(record_id, field, predicted_topic, wanted_topic, lambda p, g: p == g)

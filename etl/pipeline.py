@@ -116,6 +116,7 @@ def _load_all(
         if options.full_refresh:
             load.clear_data(connection)
         load.sync_topics(connection, taxonomy.topics)
+        load.sync_tasks(connection, taxonomy.tasks)
     with ExitStack() as stack:
         pool = TransformPool(stack, options.workers, taxonomy)
         for path in files:

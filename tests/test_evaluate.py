@@ -55,6 +55,7 @@ def test_rows_are_one_per_field_with_consistent_counts() -> None:
         "acronyms": 44,
         "code_links": 10,
         "topics": 69,
+        "tasks": 0,
     }
     assert {row[0]: row[1] for row in rows.rows} == gold_counts
 
@@ -203,11 +204,43 @@ def test_cli_reports_bad_gold_and_taxonomy_files_without_a_traceback(tmp_path: P
     assert result.exit_code == 1 and "needs a slug and a name" in result.output
 
 
-def test_a_custom_taxonomy_changes_only_the_topics(tmp_path: Path) -> None:
+def test_a_custom_taxonomy_changes_only_the_topics_and_tasks(tmp_path: Path) -> None:
     taxonomy = tmp_path / "t.toml"
     taxonomy.write_text('[[topic]]\nslug = "llm"\nname = "LLMs"\nterms = ["LLM"]\n', "utf-8")
     default, custom = scores(GOLD / "seeds.jsonl"), scores(GOLD / "seeds.jsonl", str(taxonomy))
-    assert {f: custom[f] for f in FIELDS if f != "topics"} == {
-        f: default[f] for f in FIELDS if f != "topics"
-    }
+    kept = [f for f in FIELDS if f not in ("topics", "tasks")]
+    assert {f: custom[f] for f in kept} == {f: default[f] for f in kept}
+    assert custom["tasks"]["predicted"] == 0 < default["tasks"]["predicted"]
     assert custom["topics"]["predicted"] != default["topics"]["predicted"]
+
+
+def test_tasks_match_ignoring_case_plural_and_hyphens_and_through_their_terms(
+    tmp_path: Path,
+) -> None:
+    taxonomy = tmp_path / "t.toml"
+    taxonomy.write_text(
+        '[[topic]]\nslug = "nlp"\nname = "NLP"\n'
+        '[[task]]\nname = "Named Entity Recognition"\ntopic = "nlp"\nterms = ["NER"]\n'
+        '[[task]]\nname = "Relation Extraction"\ntopic = "nlp"\n'
+        '[[task]]\nname = "Entity Linking"\ntopic = "nlp"\n',
+        "utf-8",
+    )
+    abstract = (
+        "We propose Wren for named entity recognition and relation extraction. "
+        "We propose Finch for entity linking."
+    )
+    path = write_gold(
+        tmp_path,
+        {
+            "id": "r1",
+            "abstract": abstract,
+            # plural, case and hyphen variants; a task's term; a task not predicted
+            "tasks": ["named-entity recognitions", "NER", "Relation extractions", "Parsing"],
+        },
+    )
+    result = scores(path, str(taxonomy))["tasks"]
+    # NER matched through the first task's term would need a second prediction: one to one
+    assert (result["tp"], result["fp"], result["fn"]) == (2, 1, 2)
+    details = [r for r in evaluate_details(str(path), str(taxonomy)) if r.field == "tasks"]
+    assert details[0].fp == ("Entity Linking",)
+    assert details[0].fn == ("NER", "Parsing")

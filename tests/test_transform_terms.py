@@ -80,7 +80,7 @@ def test_evaluation_sentences_and_examples_are_context(taxonomy: Taxonomy) -> No
     )
     assert factors(text)["vision"] == EVALUATION
     assert slugs(text, taxonomy) == ["graphs", "recsys"]
-    assert factors("It helps tasks such as image classification.")["vision"] == 0.5
+    assert factors("It helps tasks such as image classification.")["vision"] == 0.4
     # an evaluation word is not needed for a plain statement
     assert factors("Image classification is a core task.")["vision"] == 1.0
 

@@ -24,7 +24,7 @@ TITLE = 2.0  # a term in the title
 CONTRIBUTION = 1.5  # in a sentence stating the paper's contribution
 PURPOSE = 2.0  # after "for" in such a sentence: "we propose X for out-of-distribution detection"
 EVALUATION = 0.5  # in a sentence reporting experiments or results
-EXAMPLE = 0.5  # after "such as", "including", "e.g."
+EXAMPLE = 0.4  # after "such as", "including", "e.g."
 MEANS = 0.6  # after "via", "using", "based on": how the paper does it, not what it is about
 NEGATED = 0.1  # after "without", "unlike", "does not require", "rather than" ...
 DEFINED = 0.25  # an acronym in parentheses: its long form just before it is the evidence
@@ -54,7 +54,8 @@ EVALUATION_RE = re.compile(
 NEGATION_RE = re.compile(
     r"(?<![\w-])(?:without|unlike|rather than|instead of|in contrast to|as opposed to|free of|"
     r"(?:does|do|did|need|needs|can|could|will) not (?:require|need|rely on|use|involve)|"
-    r"no (?:need|longer) (?:for|of|requires?)|eliminat\w* the need for|not based on)\b",
+    r"no (?:need|longer) (?:for|of|requires?)|eliminat\w* the need for|not based on|"
+    r"(?:needs?|requires?|uses?|with|involves?) no)\b",
     re.IGNORECASE,
 )
 EXAMPLE_RE = re.compile(
