@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 
 from etl.transform.terms import (
-    CONTRIBUTION,
-    EVALUATION,
+    FOR_PURPOSE,
+    IN_CONTRIBUTION,
+    IN_EVALUATION,
     NEGATED,
-    PURPOSE,
     TITLE,
     build_index,
     occurrences,
@@ -65,7 +65,7 @@ def test_the_title_counts_more_than_the_abstract() -> None:
 
 def test_the_contribution_sentence_and_its_purpose_count_more() -> None:
     text = "Video is everywhere. We propose a graph neural network for recommendation."
-    assert factors(text) == {"video": 1.0, "graphs": CONTRIBUTION, "recsys": PURPOSE}
+    assert factors(text) == {"video": 1.0, "graphs": IN_CONTRIBUTION, "recsys": FOR_PURPOSE}
     # "for" outside a contribution sentence is nothing special
     assert factors("Graph neural networks for recommendation are popular.") == {
         "graphs": 1.0,
@@ -78,7 +78,7 @@ def test_evaluation_sentences_and_examples_are_context(taxonomy: Taxonomy) -> No
         "We propose a graph neural network for recommendation. "
         "Experiments on image classification benchmarks show gains of 3%."
     )
-    assert factors(text)["vision"] == EVALUATION
+    assert factors(text)["vision"] == IN_EVALUATION
     assert slugs(text, taxonomy) == ["graphs", "recsys"]
     assert factors("It helps tasks such as image classification.")["vision"] == 0.4
     # an evaluation word is not needed for a plain statement
@@ -129,7 +129,7 @@ def test_a_repeated_acronym_counts_once(taxonomy: Taxonomy) -> None:
     )
     hits = assign_topics(text, taxonomy)
     # the long form, then the acronym at half, its repeats ignored: the paper's own topic stays
-    assert [(h.slug, h.score) for h in hits] == [("icl", 1.5 + 0.5), ("recsys", CONTRIBUTION)]
+    assert [(h.slug, h.score) for h in hits] == [("icl", 1.5 + 0.5), ("recsys", IN_CONTRIBUTION)]
 
 
 def test_ties_go_to_more_mentions_then_to_the_first_read_not_the_alphabet(

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import lru_cache
 from itertools import compress
 
 # Terms in a trie of words: word -> (the words that may follow, the (key, term)s ending here).
@@ -21,11 +22,13 @@ Trie = dict[str, tuple["Trie", list[tuple[str, str]]]]
 Matches = dict[int, tuple[int, list[tuple[str, str]]]]
 
 TITLE = 2.0  # a term in the title
-CONTRIBUTION = 1.5  # in a sentence stating the paper's contribution
-PURPOSE = 2.0  # after "for" in such a sentence: "we propose X for out-of-distribution detection"
-EVALUATION = 0.5  # in a sentence reporting experiments or results
-EXAMPLE = 0.4  # after "such as", "including", "e.g."
-MEANS = 0.6  # after "via", "using", "based on": how the paper does it, not what it is about
+IN_CONTRIBUTION = 1.5  # in a sentence stating the paper's contribution
+FOR_PURPOSE = (
+    2.0  # after "for" in such a sentence: "we propose X for out-of-distribution detection"
+)
+IN_EVALUATION = 0.5  # in a sentence reporting experiments or results
+AS_EXAMPLE = 0.4  # after "such as", "including", "e.g."
+AS_MEANS = 0.6  # after "via", "using", "based on": how the paper does it, not what it is about
 NEGATED = 0.1  # after "without", "unlike", "does not require", "rather than" ...
 DEFINED = 0.25  # an acronym in parentheses: its long form just before it is the evidence
 MODIFIER = 0.5  # a term directly followed by another term ("video" in "video recommendation")
@@ -36,37 +39,89 @@ CLAUSE_RE = re.compile(r"[,;:]\s")
 # "out-of-distribution (OOD) detection": an acronym in parentheses would split the term it
 # stands inside; it is read apart from its clause.
 PAREN_ACRONYM_RE = re.compile(r"\s?\(([^\s()]*[A-Z][^\s()]*)\)")
-CONTRIBUTION_RE = re.compile(
-    r"\b(?:we|this (?:paper|work|study|article)|our (?:work|paper|study))\b[^.]{0,40}?"
-    r"\b(?:propose|present|introduce|develop|design|address|tackle|study|investigate|"
-    r"consider|focus|formulate|explore|put forward|contribute|revisit)"
-    r"|\bin this (?:paper|work|study)\b|\bwe (?:aim|seek) to\b",
-    re.IGNORECASE,
+
+
+@dataclass(frozen=True)
+class Cue:
+    """A pattern over lower-cased text, tried only in texts holding one of its keys: a
+    substring test costs far less than a search for many alternatives at every position."""
+
+    pattern: re.Pattern[str]
+    keys: tuple[str, ...]
+
+    def possible(self, lowered: str) -> bool:
+        """Whether the text holds one of the keys (else the pattern cannot match)."""
+        return any(map(lowered.__contains__, self.keys))
+
+
+CONTRIBUTION = Cue(
+    re.compile(
+        r"\b(?:we|this (?:paper|work|study|article)|our (?:work|paper|study))\b[^.]{0,40}?"
+        r"\b(?:propose|present|introduce|develop|design|address|tackle|study|investigate|"
+        r"consider|focus|formulate|explore|put forward|contribute|revisit)"
+        r"|\bin this (?:paper|work|study)\b|\bwe (?:aim|seek) to\b"
+    ),
+    ("we", "this", "our"),
 )
-EVALUATION_RE = re.compile(
-    r"\b(?:experiments?|experimental|evaluat\w*|outperform\w*|state-of-the-art|SOTA|"
-    r"empirical(?:ly)?|ablations?|results (?:show|demonstrate|indicate)|compared (?:with|to))\b"
-    r"|\bon (?:the |several |\w+ )?[^.]{0,60}\b(?:datasets?|benchmarks?|suites?)\b"
-    r"|\b(?:by|to|from|up to) (?:over |about |nearly )?\d+(?:\.\d+)?\s?%"
-    r"|\bimprov\w*\b[^.]{0,30}\bby \d",
-    re.IGNORECASE,
+EVALUATION = Cue(
+    re.compile(
+        r"\b(?:experiments?|experimental|evaluat\w*|outperform\w*|state-of-the-art|sota|"
+        r"empirical(?:ly)?|ablations?|results (?:show|demonstrate|indicate)|"
+        r"compared (?:with|to))\b"
+        r"|\bon (?:the |several |\w+ )?[^.]{0,60}\b(?:datasets?|benchmarks?|suites?)\b"
+        r"|\b(?:by|to|from|up to) (?:over |about |nearly )?\d+(?:\.\d+)?\s?%"
+        r"|\bimprov\w*\b[^.]{0,30}\bby \d"
+    ),
+    (
+        "experiment",
+        "evaluat",
+        "outperform",
+        "state-of-the-art",
+        "sota",
+        "empiric",
+        "ablation",
+        "results",
+        "compared",
+        "dataset",
+        "benchmark",
+        "suite",
+        "%",
+        "improv",
+    ),
 )
-NEGATION_RE = re.compile(
-    r"(?<![\w-])(?:without|unlike|rather than|instead of|in contrast to|as opposed to|free of|"
-    r"(?:does|do|did|need|needs|can|could|will) not (?:require|need|rely on|use|involve)|"
-    r"no (?:need|longer) (?:for|of|requires?)|eliminat\w* the need for|not based on|"
-    r"(?:needs?|requires?|uses?|with|involves?) no)\b",
-    re.IGNORECASE,
+NEGATION = Cue(
+    re.compile(
+        r"(?<![\w-])(?:without|unlike|rather than|instead of|in contrast to|as opposed to|"
+        r"free of|(?:does|do|did|need|needs|can|could|will) not "
+        r"(?:require|need|rely on|use|involve)|"
+        r"no (?:need|longer) (?:for|of|requires?)|eliminat\w* the need for|not based on|"
+        r"(?:needs?|requires?|uses?|with|involves?) no)\b"
+    ),
+    ("without", "unlike", "rather", "instead", "contrast", "opposed", "free of", "not", "no "),
 )
-EXAMPLE_RE = re.compile(
-    r"(?<![\w-])(?:such as|including|e\.g\.|for example|for instance|ranging from)", re.IGNORECASE
+EXAMPLE = Cue(
+    re.compile(r"(?<![\w-])(?:such as|including|e\.g\.|for example|for instance|ranging from)"),
+    ("such as", "including", "e.g.", "for ex", "for inst", "ranging"),
 )
-MEANS_RE = re.compile(
-    r"(?<![\w-])(?:via|using|by (?:using|leveraging|means of)|leverag\w+|based on|built on|"
-    r"on top of|through|with the help of|relying on)\b",
-    re.IGNORECASE,
+MEANS = Cue(
+    re.compile(
+        r"(?<![\w-])(?:via|using|by (?:using|leveraging|means of)|leverag\w+|based on|"
+        r"built on|on top of|through|with the help of|relying on)\b"
+    ),
+    (
+        "via",
+        "using",
+        "by ",
+        "leverag",
+        "based on",
+        "built on",
+        "top of",
+        "through",
+        "help of",
+        "relying",
+    ),
 )
-PURPOSE_RE = re.compile(r"(?<![\w-])for\b", re.IGNORECASE)
+PURPOSE = Cue(re.compile(r"(?<![\w-])for\b"), ("for",))
 
 # Prefixes written joined, hyphenated or apart ("multimodal", "multi-modal").
 PREFIXES = ("multi", "non", "semi", "pre", "self")
@@ -160,57 +215,92 @@ def plural_forms(word: str) -> tuple[str, ...]:
     return tuple(forms)
 
 
-def pieces(title: str | None, abstract: str) -> list[tuple[str, float]]:
+# Topics and tasks read the same text one after the other: the second reading is remembered.
+@lru_cache(maxsize=4)
+def pieces(title: str | None, abstract: str) -> tuple[tuple[str, float], ...]:
     """The text cut into clauses, each with the factor its place gives the terms in it."""
     found: list[tuple[str, float]] = []
     if title:
-        _add_clause(found, title, TITLE)
-    for sentence in SENTENCE_END_RE.split(abstract):
-        contribution = CONTRIBUTION_RE.search(sentence)
+        _Reader(title, found).clause(0, len(title), TITLE)
+    reader = _Reader(abstract, found)
+    start = 0
+    for end in [m.start() for m in SENTENCE_END_RE.finditer(abstract)] + [len(abstract)]:
+        reader.sentence(start, end)
+        start = end
+    return tuple(found)
+
+
+class _Reader:
+    """Cuts one text into weighed clauses; cue patterns run on its lower-cased copy, and only
+    those whose keys the text holds."""
+
+    def __init__(self, text: str, found: list[tuple[str, float]]) -> None:
+        self.text = text
+        self.found = found
+        self.lowered = lowered = _lowered(text)
+        cues = (CONTRIBUTION, EVALUATION, NEGATION, EXAMPLE, MEANS, PURPOSE)
+        self.cues = {cue.pattern for cue in cues if cue.possible(lowered)}
+
+    def search(self, cue: Cue, start: int, end: int) -> re.Match[str] | None:
+        """The cue's first match in text[start:end], if the text may hold one."""
+        return cue.pattern.search(self.lowered, start, end) if cue.pattern in self.cues else None
+
+    def sentence(self, start: int, end: int) -> None:
+        """A sentence's clauses, weighed by what the sentence does."""
+        contribution = self.search(CONTRIBUTION, start, end)
         if contribution:
-            factor = CONTRIBUTION
-        elif EVALUATION_RE.search(sentence):
-            factor = EVALUATION
+            factor = IN_CONTRIBUTION
+        elif self.search(EVALUATION, start, end):
+            factor = IN_EVALUATION
         else:
             factor = 1.0
-        for clause in CLAUSE_RE.split(sentence):
-            purpose = contribution and PURPOSE_RE.search(clause, _after(contribution, clause))
+        bounds = [m.start() for m in CLAUSE_RE.finditer(self.text, start, end)] + [end]
+        for clause_end in bounds:
+            purpose = None
+            if contribution and contribution.end() <= clause_end:
+                purpose = self.search(PURPOSE, max(start, contribution.end()), clause_end)
             if purpose:
-                _add_clause(found, clause[: purpose.start()], factor)
-                _add_clause(found, clause[purpose.start() :], PURPOSE)
+                self.clause(start, purpose.start(), factor)
+                self.clause(purpose.start(), clause_end, FOR_PURPOSE)
             else:
-                _add_clause(found, clause, factor)
-    return found
+                self.clause(start, clause_end, factor)
+            start = clause_end
 
-
-def _after(contribution: re.Match[str], clause: str) -> int:
-    """Where in a clause the words after the contribution verb start (0 if it is elsewhere)."""
-    at = clause.find(contribution.group(0))
-    return at + len(contribution.group(0)) if at >= 0 else len(clause)
-
-
-def _add_clause(found: list[tuple[str, float]], clause: str, factor: float) -> None:
-    """A clause, its parenthesised acronyms read apart, and what follows a cue discounted."""
-    if "(" in clause:
-        acronyms = PAREN_ACRONYM_RE.findall(clause)
-        if acronyms:
-            clause = PAREN_ACRONYM_RE.sub("", clause)
-            found.append((" ".join(acronyms), factor * DEFINED))
-    for cue, discount in ((NEGATION_RE, NEGATED), (EXAMPLE_RE, EXAMPLE)):
-        match = cue.search(clause)
+    def clause(self, start: int, end: int, factor: float) -> None:
+        """A clause, what follows a cue in it discounted, its bracketed acronyms read apart."""
+        for cue, discount in ((NEGATION, NEGATED), (EXAMPLE, AS_EXAMPLE)):
+            match = self.search(cue, start, end)
+            if match:
+                self.add(start, match.start(), factor)
+                self.add(match.end(), end, factor * discount)
+                return
+        match = self.search(MEANS, start, end)
         if match:
-            found.append((clause[: match.start()], factor))
-            found.append((clause[match.end() :], factor * discount))
+            self.add(start, match.start(), factor)
+            self.add(match.end(), end, min(factor, AS_MEANS))
             return
-    match = MEANS_RE.search(clause)
-    if match:
-        found.append((clause[: match.start()], factor))
-        found.append((clause[match.end() :], min(factor, MEANS)))
-        return
-    found.append((clause, factor))
+        self.add(start, end, factor)
+
+    def add(self, start: int, end: int, factor: float) -> None:
+        """One weighed piece; an acronym in parentheses goes to a piece of its own."""
+        piece = self.text[start:end]
+        if "(" in piece:
+            acronyms = PAREN_ACRONYM_RE.findall(piece)
+            if acronyms:
+                piece = PAREN_ACRONYM_RE.sub("", piece)
+                self.found.append((" ".join(acronyms), factor * DEFINED))
+        self.found.append((piece, factor))
 
 
-def occurrences(parts: list[tuple[str, float]], index: TermIndex) -> list[Occurrence]:
+def _lowered(text: str) -> str:
+    """The text lower-cased, each character still at its place (for cue positions)."""
+    lowered = text.lower()
+    if len(lowered) == len(text):
+        return lowered
+    return "".join(c if len(c.lower()) != 1 else c.lower() for c in text)  # rare Unicode
+
+
+def occurrences(parts: Iterable[tuple[str, float]], index: TermIndex) -> list[Occurrence]:
     """Every longest term match in the pieces, with its factor and reading order."""
     found: list[Occurrence] = []
     order = 0
@@ -233,7 +323,7 @@ def occurrences(parts: list[tuple[str, float]], index: TermIndex) -> list[Occurr
 def term_matches(text: str, index: TermIndex) -> Matches:
     """Longest matches in a text, in reading order, none inside another: whole words, hyphens
     and spaces alike, plurals accepted."""
-    spaced, lowered, aligned = words_of(text)
+    spaced, lowered, aligned = _cached_words_of(text)
     longest = _longest_matches(index.words, lowered)
     # Most texts have no acronym term. When `lowered` is the words lower-cased, one C-level
     # test of it says so, before the words as written are split out.
@@ -284,6 +374,13 @@ def _merged(words: Matches, exact: Matches) -> Matches:
         elif end == known[0]:
             merged[start] = (end, known[1] + ending)
     return dict(sorted(merged.items()))
+
+
+@lru_cache(maxsize=64)
+def _cached_words_of(text: str) -> tuple[str, list[str], bool]:
+    """`words_of`, remembered for the second reading of the same pieces (tasks after topics).
+    Callers do not change the list."""
+    return words_of(text)
 
 
 def words_of(text: str) -> tuple[str, list[str], bool]:
