@@ -234,8 +234,9 @@ def test_tasks_match_ignoring_case_plural_and_hyphens_and_through_their_terms(
         {
             "id": "r1",
             "abstract": abstract,
-            # plural, case and hyphen variants; a task's term; a task not predicted
-            "tasks": ["named-entity recognitions", "NER", "Relation extractions", "Parsing"],
+            # plural, case and hyphen variants, an acronym suffix; a task's term; a task not
+            # predicted
+            "tasks": ["named-entity recognitions (NER)", "NER", "Relation extractions", "Parsing"],
         },
     )
     result = scores(path, str(taxonomy))["tasks"]
@@ -244,3 +245,18 @@ def test_tasks_match_ignoring_case_plural_and_hyphens_and_through_their_terms(
     details = [r for r in evaluate_details(str(path), str(taxonomy)) if r.field == "tasks"]
     assert details[0].fp == ("Entity Linking",)
     assert details[0].fn == ("NER", "Parsing")
+
+
+def test_a_new_topic_slug_in_the_gold_matches_once_the_taxonomy_has_the_leaf(
+    tmp_path: Path,
+) -> None:
+    taxonomy = tmp_path / "t.toml"
+    taxonomy.write_text(
+        '[[topic]]\nslug = "a"\nname = "A"\n'
+        '[[topic]]\nslug = "birds"\nname = "Birds"\nparent = "a"\nterms = ["bird"]\n',
+        "utf-8",
+    )
+    path = write_gold(tmp_path, {"abstract": "We study birds.", "topics": ["new:birds"]})
+    assert scores(path, str(taxonomy))["topics"]["tp"] == 1
+    path = write_gold(tmp_path, {"abstract": "We study birds.", "topics": ["new:bats"]})
+    assert scores(path, str(taxonomy))["topics"]["fn"] == 1

@@ -190,6 +190,30 @@ def test_assign_topics_is_well_formed_on_arbitrary_text(text: str) -> None:
         ("Multi-Modal Large Language Models", "vision-language", "Multi-Model Ensembles"),
         ("We study video recommendation.", "recommender-systems", "We study video editing."),
         ("We study semantic segmentation.", "segmentation", "We study word segmentation."),
+        ("We study human-robot collaboration.", "human-robot-interaction", "We study robots."),
+        ("We tune model predictive control.", "learning-based-control", "We study model merging."),
+        ("We study safety validation of drones.", "safety-validation", "We study drones."),
+        (
+            "We study multi-objective optimization.",
+            "multi-objective-optimization",
+            "We study optimization.",
+        ),
+        (
+            "We study morphological segmentation.",
+            "syntax-morphology",
+            "We study image segmentation.",
+        ),
+        (
+            "We study natural language inference.",
+            "natural-language-understanding",
+            "We study language models.",
+        ),
+        ("We snapshot virtual machines.", "computer-systems", "We study machines."),
+        ("We study intelligent tutoring systems.", "education", "We train a student model."),
+        ("We study the GELU activation function.", "activation-functions", "We study functions."),
+        ("We study statistical learning.", "statistical-learning", "We study learning."),
+        ("We study text style transfer.", "text-generation", "We study image style transfer."),
+        ("We study mental health.", "medical", "We study mental arithmetic."),
     ],
 )
 def test_added_vocabulary_matches_what_it_means_and_not_its_neighbours(
@@ -198,6 +222,12 @@ def test_added_vocabulary_matches_what_it_means_and_not_its_neighbours(
     taxonomy = load_taxonomy()
     assert slug in [h.slug for h in assign_topics(meant, taxonomy)]
     assert slug not in [h.slug for h in assign_topics(unmeant, taxonomy)]
+
+
+def test_a_spatial_transformer_is_not_a_transformer() -> None:
+    assert assign_topics("We study spatial transformer networks.", load_taxonomy()) == ()
+    hits = assign_topics("We study transformer networks.", load_taxonomy())
+    assert [h.slug for h in hits] == ["transformers"]
 
 
 def test_video_recommendation_is_about_recommendation_not_video() -> None:

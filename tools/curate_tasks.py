@@ -12,11 +12,14 @@ The archive is noisy, so a task is kept only when it reads as a task:
 - names of language pairs (`Translation deu-afr`) are dropped;
 - case, hyphen and plural variants merge into one task (`object-detection`, `Object
   Detection`), named as the variant with the most datasets; the others become its terms;
-- a single word is kept only when the archive ties many datasets to it and it is not a generic
-  word (`Segmentation`, `Retrieval`); several words need at least two datasets;
+- a single word is kept only when the archive ties several datasets to it and it is not a
+  generic word (`Segmentation`, `Retrieval`); a name of several words is kept (the archive's
+  dataset counts are too sparse to judge them: `Sentiment Analysis` has none);
 - a name that is a dataset or benchmark (`GSM8K`) or a thing rather than something done
-  (`Large Language Model`, `Knowledge Graphs`) is dropped, and so is a setting that only
-  prefixes a kept task (`Zero-shot Named Entity Recognition`: the text still names the task);
+  (`Large Language Model`, `Knowledge Graphs`) or a way of learning (`Transfer Learning`:
+  the topics name those) is dropped;
+- a few frequent tasks get the other names papers use for them (`EXTRA_TERMS`: `SLAM`,
+  `grasping`, `bandit`);
 - each task goes under the taxonomy topic its name matches best, else the area of its domain;
   a task that neither places is dropped.
 """
@@ -32,33 +35,11 @@ from pathlib import Path
 
 from etl.transform.topics import Taxonomy, assign_topics, load_taxonomy
 
-MIN_DATASETS_ONE_WORD = 10
-MIN_DATASETS = 2
+MIN_DATASETS_ONE_WORD = 5
 ACRONYM_RE = re.compile(r"^(.*\S)\s*\(([A-Z][A-Za-z0-9-]{1,9})\)$")
 BAD_CHARS_RE = re.compile(r"[()/_+*,:;&@#<>\[\]\"']")
 DIMENSION_RE = re.compile(r"^[1-9]D$", re.IGNORECASE)
 LANGUAGE_PAIR_RE = re.compile(r"\b[a-z]{2,3}-[a-z]{2,3}\b")  # "Translation deu-afr"
-SETTINGS = (
-    "zero-shot",
-    "few-shot",
-    "one-shot",
-    "weakly supervised",
-    "weakly-supervised",
-    "semi-supervised",
-    "self-supervised",
-    "unsupervised",
-    "supervised",
-    "open-vocabulary",
-    "open vocabulary",
-    "cross-domain",
-    "cross-lingual",
-    "multilingual",
-    "low-resource",
-    "real-time",
-    "online",
-    "unpaired",
-    "generalized zero-shot",
-)
 GENERIC = {
     "segmentation",
     "retrieval",
@@ -135,7 +116,7 @@ GENERIC = {
     "calibration",
 }
 # A name ending in one of these names a thing, not something papers do (`Large Language
-# Model`, `Knowledge Graphs`, `Time Series`, `Computed Tomography`).
+# Model`, `Knowledge Graphs`, `Time Series`, `Point Clouds`).
 THING_HEADS = {
     "model",
     "knowledge",
@@ -150,6 +131,49 @@ THING_HEADS = {
     "corpus",
     "embedding",
     "annotation",
+    "cloud",
+    "efficiency",
+    "mining",
+    "augmentation",
+    "distillation",
+    "expression",
+    "bound",
+    "lingual",
+}
+# Other names papers use for frequent tasks (added to the task's terms when it is kept).
+EXTRA_TERMS = {
+    "Multi-Armed Bandits": ["bandit", "multi-armed bandit", "contextual bandit", "bandit problem"],
+    "Robot Manipulation": [
+        "robotic manipulation",
+        "robot manipulation",
+        "manipulation task",
+        "manipulation skill",
+        "object manipulation",
+        "non-prehensile manipulation",
+        "dexterous manipulation",
+    ],
+    "Robotic Grasping": ["grasping", "grasp synthesis", "grasp detection", "robot grasping"],
+    "Simultaneous Localization and Mapping": ["SLAM"],
+    "Image-to-Image Translation": ["image translation", "domain mapping"],
+    "Adversarial Defense": ["adversarial defense", "defense against adversarial attacks"],
+    "Recommendation Systems": ["recommender system", "recommendation system"],
+    "Click-Through Rate Prediction": ["CTR prediction", "click-through rate prediction"],
+    "Hate Speech Detection": ["hate speech"],
+    "Fact Checking": ["fact-checking", "fact verification", "claim verification"],
+    "Spoken Language Understanding": ["SLU"],
+    "Open-Domain Dialog": ["open-domain dialogue", "open-domain conversation"],
+    "Image Editing": ["attribute editing", "image attribute editing"],
+    "Surface Normal Estimation": ["normal estimation"],
+    "6D Pose Estimation": ["6D object pose estimation", "6D pose", "6D object pose"],
+    "Model Predictive Control": ["MPC", "model predictive contouring control"],
+    "Change Point Detection": ["change-point detection", "changepoint detection"],
+    "Image Generation": ["image synthesis"],
+    "Speech Separation": ["speech separation", "speaker separation"],
+    "Music Source Separation": ["music separation"],
+    "Text Style Transfer": ["formality transfer"],
+    "Morphological Analysis": ["morphological segmentation", "morphological analysis"],
+    "Dialogue State Tracking": ["DST"],
+    "Depression Detection": ["depression"],
 }
 DOMAIN_AREAS = {"cv": "cv", "nlp": "nlp", "audio": "speech"}
 SPELLINGS = (("modelling", "modeling"), ("behaviour", "behavior"), ("optimisation", "optimization"))
@@ -169,9 +193,13 @@ def key(name: str) -> str:
     """A name compared without case, hyphens or a plural last word."""
     words = name.casefold().replace("-", " ").split()
     last = words[-1]
-    if last.endswith("ies") and len(last) > 4:
+    if last.endswith("ies") and len(last) > 4 and last not in ("series", "species"):
         last = last[:-3] + "y"
-    elif last.endswith("s") and not last.endswith(("ss", "is", "us")) and len(last) > 3:
+    elif (
+        last.endswith("s")
+        and not last.endswith(("ss", "is", "us", "series", "species"))
+        and len(last) > 3
+    ):
         last = last[:-1]
     for british, american in SPELLINGS:
         words = [american if w == british else w for w in words]
@@ -228,23 +256,19 @@ def kept(candidates: dict[str, Candidate], datasets: set[str]) -> dict[str, Cand
     chosen = {}
     for k, c in candidates.items():
         one_word = len(k.split()) == 1
-        if k in GENERIC or k.split()[-1] in THING_HEADS or c.name.casefold() in datasets:
+        named_data = one_word and c.name.casefold() in datasets  # GSM8K, not Text-To-SQL
+        if k in GENERIC or k.split()[-1] in THING_HEADS or named_data:
             continue
-        if c.datasets < (MIN_DATASETS_ONE_WORD if one_word else MIN_DATASETS):
+        if one_word and c.datasets < MIN_DATASETS_ONE_WORD:
             continue
         chosen[k] = c
-    for k in list(chosen):
-        for setting in SETTINGS:
-            rest = k.removeprefix(setting.replace("-", " ") + " ")
-            if rest != k and rest in chosen:
-                del chosen[k]
-                break
     return chosen
 
 
 def spelling_terms(candidate: Candidate) -> list[str]:
     """Terms in the other spelling (`modelling`/`modeling`), then the merged variants."""
     terms = [t for t in candidate.terms if key(t) != key(candidate.name) or t.isupper()]
+    terms += [t for t in EXTRA_TERMS.get(candidate.name, []) if key(t) != key(candidate.name)]
     lowered = candidate.name.casefold()
     for british, american in SPELLINGS:
         for a, b in ((british, american), (american, british)):
@@ -254,7 +278,15 @@ def spelling_terms(candidate: Candidate) -> list[str]:
 
 
 def topic_of(candidate: Candidate, taxonomy: Taxonomy) -> str | None:
-    """The leaf topic the task's name matches best, else its domain's area."""
+    """The leaf topic the task's name matches best, else its domain's area; None for a way of
+    learning that is itself a topic's term (`Contrastive Learning`: the topic says it)."""
+    words = candidate.name.casefold().replace("-", " ").split()
+    if words[-1] == "learning" and any(
+        t.casefold().replace("-", " ") == " ".join(words)
+        for topic in taxonomy.topics
+        for t in topic.terms
+    ):
+        return None
     hits = assign_topics(candidate.name, taxonomy)
     leaves = [h.slug for h in hits if h.slug in taxonomy.leaves]
     if leaves:
