@@ -73,6 +73,11 @@ def test_the_contribution_sentence_and_its_purpose_count_more() -> None:
     }
 
 
+def test_the_clauses_after_the_contribution_say_how_and_count_a_little_less() -> None:
+    text = "We propose a graph neural network, which adds video, and image classification."
+    assert factors(text) == {"graphs": IN_CONTRIBUTION, "video": 1.25, "vision": 1.25}
+
+
 def test_evaluation_sentences_and_examples_are_context(taxonomy: Taxonomy) -> None:
     text = (
         "We propose a graph neural network for recommendation. "

@@ -23,9 +23,9 @@ Matches = dict[int, tuple[int, list[tuple[str, str]]]]
 
 TITLE = 2.0  # a term in the title
 IN_CONTRIBUTION = 1.5  # in a sentence stating the paper's contribution
-FOR_PURPOSE = (
-    2.0  # after "for" in such a sentence: "we propose X for out-of-distribution detection"
-)
+# after "for" in such a sentence: "we propose X for out-of-distribution detection"
+FOR_PURPOSE = 2.0
+LATER_CLAUSES = 1.25  # in its clauses after the one stating it ("..., which distils ...")
 IN_EVALUATION = 0.5  # in a sentence reporting experiments or results
 AS_EXAMPLE = 0.4  # after "such as", "including", "e.g."
 AS_MEANS = 0.6  # after "via", "using", "based on": how the paper does it, not what it is about
@@ -264,6 +264,8 @@ class _Reader:
                 self.clause(purpose.start(), clause_end, FOR_PURPOSE)
             else:
                 self.clause(start, clause_end, factor)
+            if contribution and contribution.end() <= clause_end:
+                factor = LATER_CLAUSES  # the clauses after the verb's say how it works
             start = clause_end
 
     def clause(self, start: int, end: int, factor: float) -> None:

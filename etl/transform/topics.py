@@ -49,6 +49,8 @@ REPEAT_BONUS = 0.25
 # An acronym term (ICL, LLM) counts once however often it recurs, and half when the topic has
 # other evidence too (usually its own long form: the two are one piece of evidence).
 ACRONYM_WITH_OTHERS = 0.5
+# Each further distinct term of a key counts this much less than the one before.
+DISTINCT_DECAY = 1.0
 PACKAGED = ("taxonomy.toml", "tasks.toml")
 
 
@@ -212,7 +214,8 @@ def ranked(
             else:
                 share = factors[0] + REPEAT_BONUS * sum(factors[1:4])
             shares.append(weights[term] * share)
-        score = sum(shares)
+        shares.sort(reverse=True)
+        score = sum(share * DISTINCT_DECAY**rank for rank, share in enumerate(shares))
         scored.append((-score, -len(terms), first[key], key, tuple(terms)))
     scored.sort()
     return [(-negated, key, terms) for negated, _, _, key, terms in scored]
