@@ -15,6 +15,8 @@ Object Detections,cv,1
 Visual Question Answering (VQA),cv,100
 Segmentation,cv,45
 Summarization,nlp,12
+Text Summarization,nlp,98
+Reinforcement Learning,other,40
 Denoising Widgets,other,1
 Zero-Shot Object Detection,cv,9
 Translation deu-afr,nlp,5
@@ -38,7 +40,7 @@ def test_the_curated_file_is_a_taxonomy_file_with_the_rules_applied(tmp_path: Pa
     assert set(tasks) == {
         "Object Detection",  # its hyphen, case and plural variants merged into it
         "Visual Question Answering",  # the acronym became a term
-        "Summarization",  # one word, many datasets, not generic
+        "Text Summarization",  # "Summarization" is one of its terms, not a task of its own
         "3D Object Tracking",  # "3D" is not a stray digit
         "Language Modelling",
         "Zero-Shot Object Detection",  # a setting of a task is a task (matched as the longer)
@@ -48,6 +50,8 @@ def test_the_curated_file_is_a_taxonomy_file_with_the_rules_applied(tmp_path: Pa
     assert tasks["Visual Question Answering"]["terms"] == ["VQA"]
     assert tasks["Visual Question Answering"]["topic"] == "vision-language"
     assert tasks["Language Modelling"]["terms"] == ["language modeling"]
+    assert tasks["Text Summarization"]["terms"] == ["summarization"]
+    assert "Reinforcement Learning" not in tasks  # a broad way of learning: a topic
     text = out.read_text("utf-8")
     assert "Papers with Code" in text and "CC BY-SA 4.0" in text
     # the packaged topics plus these tasks load as one taxonomy file

@@ -16,8 +16,9 @@ The archive is noisy, so a task is kept only when it reads as a task:
   generic word (`Segmentation`, `Retrieval`); a name of several words is kept (the archive's
   dataset counts are too sparse to judge them: `Sentiment Analysis` has none);
 - a name that is a dataset or benchmark (`GSM8K`) or a thing rather than something done
-  (`Large Language Model`, `Knowledge Graphs`) or a way of learning (`Transfer Learning`:
-  the topics name those) is dropped;
+  (`Large Language Model`, `Knowledge Graphs`), a broad way of learning (`Transfer Learning`:
+  the topics name those) or a short name merged into a longer one (`Summarization`) is
+  dropped;
 - a few frequent tasks get the other names papers use for them (`EXTRA_TERMS`: `SLAM`,
   `grasping`, `bandit`);
 - each task goes under the taxonomy topic its name matches best, else the area of its domain;
@@ -41,6 +42,19 @@ BAD_CHARS_RE = re.compile(r"[()/_+*,:;&@#<>\[\]\"']")
 DIMENSION_RE = re.compile(r"^[1-9]D$", re.IGNORECASE)
 LANGUAGE_PAIR_RE = re.compile(r"\b[a-z]{2,3}-[a-z]{2,3}\b")  # "Translation deu-afr"
 GENERIC = {
+    # broad ways of learning: the topics name them, papers do not address them as tasks
+    "reinforcement learning",
+    "contrastive learning",
+    "self supervised learning",
+    "transfer learning",
+    "representation learning",
+    "deep learning",
+    "machine learning",
+    "unsupervised learning",
+    "supervised learning",
+    # merged into a longer name (see EXTRA_TERMS)
+    "summarization",
+    "pos tagging",
     "segmentation",
     "retrieval",
     "denoising",
@@ -155,8 +169,6 @@ EXTRA_TERMS = {
     "Robotic Grasping": ["grasping", "grasp synthesis", "grasp detection", "robot grasping"],
     "Simultaneous Localization and Mapping": ["SLAM"],
     "Image-to-Image Translation": ["image translation", "domain mapping"],
-    "Adversarial Defense": ["adversarial defense", "defense against adversarial attacks"],
-    "Recommendation Systems": ["recommender system", "recommendation system"],
     "Click-Through Rate Prediction": ["CTR prediction", "click-through rate prediction"],
     "Hate Speech Detection": ["hate speech"],
     "Fact Checking": ["fact-checking", "fact verification", "claim verification"],
@@ -174,6 +186,10 @@ EXTRA_TERMS = {
     "Morphological Analysis": ["morphological segmentation", "morphological analysis"],
     "Dialogue State Tracking": ["DST"],
     "Depression Detection": ["depression"],
+    "Text Summarization": ["summarization"],
+    "Part-Of-Speech Tagging": ["POS tagging", "POS induction", "part-of-speech induction"],
+    "Recommendation Systems": ["recommender system", "recommendation system", "recommendation"],
+    "Adversarial Defense": ["adversarial defense", "robustness against adversarial attack"],
 }
 DOMAIN_AREAS = {"cv": "cv", "nlp": "nlp", "audio": "speech"}
 SPELLINGS = (("modelling", "modeling"), ("behaviour", "behavior"), ("optimisation", "optimization"))
@@ -278,15 +294,7 @@ def spelling_terms(candidate: Candidate) -> list[str]:
 
 
 def topic_of(candidate: Candidate, taxonomy: Taxonomy) -> str | None:
-    """The leaf topic the task's name matches best, else its domain's area; None for a way of
-    learning that is itself a topic's term (`Contrastive Learning`: the topic says it)."""
-    words = candidate.name.casefold().replace("-", " ").split()
-    if words[-1] == "learning" and any(
-        t.casefold().replace("-", " ") == " ".join(words)
-        for topic in taxonomy.topics
-        for t in topic.terms
-    ):
-        return None
+    """The leaf topic the task's name matches best, else its domain's area."""
     hits = assign_topics(candidate.name, taxonomy)
     leaves = [h.slug for h in hits if h.slug in taxonomy.leaves]
     if leaves:

@@ -12,7 +12,6 @@ from typing import Any
 from etl.errors import TaxonomyError
 from etl.models import Task, TaskHit, Topic, TopicHit
 from etl.transform.terms import (
-    WORD_RE,
     Occurrence,
     TermIndex,
     build_index,
@@ -42,15 +41,11 @@ MAX_TASKS = 3
 TASK_KEEP_RATIO = 0.5
 # ... and when its best mention counts at least this much (not only negated or an example).
 TASK_LEAST_FACTOR = 0.5
-# A task whose name ends a longer matched task's name gets this share of its score.
-PARENT_SHARE = 0.9
 # Each further occurrence of a matched term adds this share of its weight (up to 3 times).
 REPEAT_BONUS = 0.25
 # An acronym term (ICL, LLM) counts once however often it recurs, and half when the topic has
 # other evidence too (usually its own long form: the two are one piece of evidence).
 ACRONYM_WITH_OTHERS = 0.5
-# Each further distinct term of a key counts this much less than the one before.
-DISTINCT_DECAY = 1.0
 PACKAGED = ("taxonomy.toml", "tasks.toml")
 
 
@@ -63,8 +58,6 @@ class Taxonomy:
     leaves: frozenset[str]
     tasks: tuple[Task, ...]
     task_index: TermIndex
-    # a task -> the task its name ends with ("Small Object Detection" -> "Object Detection")
-    task_parents: dict[str, str]
 
 
 def load_taxonomy(path: str | Path | None = None) -> Taxonomy:
@@ -132,22 +125,7 @@ def build_taxonomy(entries: object, where: str = "taxonomy", tasks: object = ())
         frozenset(t.slug for t in topics if t.parent is not None),
         task_list,
         build_index((t.name, (t.name, *t.terms)) for t in task_list),
-        _task_parents(task_list),
     )
-
-
-def _task_parents(tasks: tuple[Task, ...]) -> dict[str, str]:
-    """Each task whose name ends with another task's name of two words or more, mapped to the
-    longest such task (a one-word parent, `Summarization`, is too broad to be credited)."""
-    by_words = {tuple(WORD_RE.findall(t.name.casefold())): t.name for t in tasks}
-    parents = {}
-    for words, name in by_words.items():
-        for start in range(1, len(words) - 1):
-            parent = by_words.get(words[start:])
-            if parent is not None:
-                parents[name] = parent
-                break
-    return parents
 
 
 def _terms(entry: dict[str, Any], where: str, field: str = "terms") -> tuple[str, ...]:
@@ -214,8 +192,7 @@ def ranked(
             else:
                 share = factors[0] + REPEAT_BONUS * sum(factors[1:4])
             shares.append(weights[term] * share)
-        shares.sort(reverse=True)
-        score = sum(share * DISTINCT_DECAY**rank for rank, share in enumerate(shares))
+        score = sum(shares)
         scored.append((-score, -len(terms), first[key], key, tuple(terms)))
     scored.sort()
     return [(-negated, key, terms) for negated, _, _, key, terms in scored]
@@ -255,13 +232,8 @@ def assign_tasks(text: str, taxonomy: Taxonomy, title: str | None = None) -> tup
     if not order:
         return ()
     least = TASK_KEEP_RATIO * order[0][0]
-    hits: dict[str, TaskHit] = {}
-    for score, name, evidence in order:
-        if score < least:
-            break
-        hits.setdefault(name, TaskHit(name, round(score, 2), evidence))
-        # a task named by a longer one is addressed too ("small object detection")
-        parent = taxonomy.task_parents.get(name)
-        if parent is not None:
-            hits.setdefault(parent, TaskHit(parent, round(score * PARENT_SHARE, 2), evidence))
-    return tuple(hits.values())[:MAX_TASKS]
+    return tuple(
+        TaskHit(name, round(score, 2), evidence)
+        for score, name, evidence in order[:MAX_TASKS]
+        if score >= least
+    )
