@@ -97,7 +97,28 @@ NEGATION = Cue(
         r"no (?:need|longer) (?:for|of|requires?)|eliminat\w* the need for|not based on|"
         r"(?:needs?|requires?|uses?|with|involves?) no)\b"
     ),
-    ("without", "unlike", "rather", "instead", "contrast", "opposed", "free of", "not", "no "),
+    (
+        "without",
+        "unlike",
+        "rather",
+        "instead",
+        "contrast",
+        "opposed",
+        "free of",
+        "not require",
+        "not need",
+        "not rely",
+        "not use",
+        "not involve",
+        "not based",
+        "no need",
+        "no longer",
+        "s no ",
+        "e no ",
+        "with no ",
+        "need no",
+        "eliminat",
+    ),
 )
 EXAMPLE = Cue(
     re.compile(r"(?<![\w-])(?:such as|including|e\.g\.|for example|for instance|ranging from)"),
@@ -111,7 +132,9 @@ MEANS = Cue(
     (
         "via",
         "using",
-        "by ",
+        "by using",
+        "by leveraging",
+        "by means",
         "leverag",
         "based on",
         "built on",
@@ -242,8 +265,10 @@ class _Reader:
         self.cues = {cue.pattern for cue in cues if cue.possible(lowered)}
 
     def search(self, cue: Cue, start: int, end: int) -> re.Match[str] | None:
-        """The cue's first match in text[start:end], if the text may hold one."""
-        return cue.pattern.search(self.lowered, start, end) if cue.pattern in self.cues else None
+        """The cue's first match in text[start:end], if that part holds one of its keys."""
+        if cue.pattern not in self.cues or not cue.possible(self.lowered[start:end]):
+            return None
+        return cue.pattern.search(self.lowered, start, end)
 
     def sentence(self, start: int, end: int) -> None:
         """A sentence's clauses, weighed by what the sentence does."""
