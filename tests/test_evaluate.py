@@ -33,12 +33,16 @@ def scores(path: Path | str, taxonomy: str | None = None) -> dict[str, dict[str,
     return {row[0]: dict(zip(rows.columns, row, strict=True)) for row in rows.rows}
 
 
+# topics F1 before topics were weighed by where their terms stand: no set may drop below
+TOPIC_FLOORS = {"seeds.jsonl": 0.851, "unseen.jsonl": 0.894, "fresh.jsonl": 0.879}
+
+
 @pytest.mark.parametrize("name", ["seeds.jsonl", "unseen.jsonl", "fresh.jsonl"])
 def test_gold_sets_meet_the_targets(name: str) -> None:
     result = scores(GOLD / name)
     for field, target in TARGETS.items():
         assert result[field]["f1"] >= target, (name, field, result[field])
-    assert result["topics"]["f1"] >= 0.75, result["topics"]
+    assert result["topics"]["f1"] >= max(0.75, TOPIC_FLOORS[name]), result["topics"]
 
 
 def test_rows_are_one_per_field_with_consistent_counts() -> None:

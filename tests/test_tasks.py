@@ -7,9 +7,11 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from etl.errors import TaxonomyError
-from etl.transform.topics import assign_tasks, build_taxonomy, load_taxonomy
+from etl.transform.topics import MAX_TASKS, assign_tasks, build_taxonomy, load_taxonomy
 from tests.conftest import fetch, load
 
 TAXONOMY = """
@@ -205,3 +207,12 @@ def test_a_changed_paper_gets_its_new_tasks(
     assert fetch(db_url, "SELECT task, papers FROM task_index ORDER BY task") == [
         ("Image Captioning", 1)
     ]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=400), st.none() | st.text(max_size=80))
+def test_assign_tasks_is_well_formed_on_arbitrary_text(text: str, title: str | None) -> None:
+    hits = assign_tasks(text, load_taxonomy(), title=title)
+    assert len(hits) <= MAX_TASKS
+    assert len({h.name for h in hits}) == len(hits)
+    assert all(h.score > 0 and h.evidence for h in hits)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import tomllib
 from dataclasses import dataclass
+from functools import cache
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -67,20 +68,29 @@ def load_taxonomy(path: str | Path | None = None) -> Taxonomy:
     two files, the topics and the tasks curated for them.
     """
     if path is None:
-        documents = [
-            _parse(resources.files("etl.data").joinpath(name).read_text("utf-8"), name)
-            for name in PACKAGED
-        ]
-        where = "default taxonomy"
-    else:
-        where = str(path)
-        try:
-            text = Path(path).read_text("utf-8")
-        except OSError as exc:
-            raise TaxonomyError(f"{where}: cannot read: {exc.strerror or exc}") from exc
-        except UnicodeDecodeError as exc:
-            raise TaxonomyError(f"{where}: not UTF-8 text: {exc.reason}") from exc
-        documents = [_parse(text, where)]
+        return _packaged()
+    where = str(path)
+    try:
+        text = Path(path).read_text("utf-8")
+    except OSError as exc:
+        raise TaxonomyError(f"{where}: cannot read: {exc.strerror or exc}") from exc
+    except UnicodeDecodeError as exc:
+        raise TaxonomyError(f"{where}: not UTF-8 text: {exc.reason}") from exc
+    return _built([_parse(text, where)], where)
+
+
+@cache
+def _packaged() -> Taxonomy:
+    """The packaged taxonomy, read once per process (its thousands of tasks take a while)."""
+    documents = [
+        _parse(resources.files("etl.data").joinpath(name).read_text("utf-8"), name)
+        for name in PACKAGED
+    ]
+    return _built(documents, "default taxonomy")
+
+
+def _built(documents: list[dict[str, Any]], where: str) -> Taxonomy:
+    """One taxonomy from the [[topic]] and [[task]] tables of its documents."""
     topics = [entry for document in documents for entry in document.get("topic", [])]
     tasks = [entry for document in documents for entry in document.get("task", [])]
     return build_taxonomy(topics or None, where, tasks)
