@@ -10,6 +10,7 @@ it ("video recommendation" is about recommendation): it counts for less.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
@@ -41,7 +42,7 @@ CLAUSE_RE = re.compile(r"[,;:]\s")
 PAREN_ACRONYM_RE = re.compile(r"\s?\(([^\s()]*[A-Z][^\s()]*)\)")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # hashed by identity: a dict key in every clause
 class Cue:
     """A pattern over lower-cased text, tried only in texts holding one of its keys: a
     substring test costs far less than a search for many alternatives at every position."""
@@ -61,7 +62,27 @@ CONTRIBUTION = Cue(
         r"consider|focus|formulate|explore|put forward|contribute|revisit)"
         r"|\bin this (?:paper|work|study)\b|\bwe (?:aim|seek) to\b"
     ),
-    ("we", "this", "our"),
+    (
+        "propos",
+        "present",
+        "introduc",
+        "develop",
+        "design",
+        "address",
+        "tackle",
+        "study",
+        "investigat",
+        "consider",
+        "focus",
+        "formulat",
+        "explor",
+        "put forward",
+        "contribut",
+        "revisit",
+        "in this",
+        "aim to",
+        "seek to",
+    ),
 )
 EVALUATION = Cue(
     re.compile(
@@ -113,9 +134,9 @@ NEGATION = Cue(
         "not based",
         "no need",
         "no longer",
-        "s no ",
-        "e no ",
-        "with no ",
+        "s no",
+        "e no",
+        "with no",
         "need no",
         "eliminat",
     ),
@@ -254,19 +275,26 @@ def pieces(title: str | None, abstract: str) -> tuple[tuple[str, float], ...]:
 
 
 class _Reader:
-    """Cuts one text into weighed clauses; cue patterns run on its lower-cased copy, and only
-    those whose keys the text holds."""
+    """Cuts one text into weighed clauses; a cue's pattern runs on its lower-cased copy, and
+    only on a part of it where one of the cue's keys occurs (every match holds one)."""
 
     def __init__(self, text: str, found: list[tuple[str, float]]) -> None:
         self.text = text
         self.found = found
         self.lowered = lowered = _lowered(text)
-        cues = (CONTRIBUTION, EVALUATION, NEGATION, EXAMPLE, MEANS, PURPOSE)
-        self.cues = {cue.pattern for cue in cues if cue.possible(lowered)}
+        # where each cue's keys occur: a part of the text with none cannot match the cue
+        self.keys_at: dict[Cue, list[int]] = {}
+        for cue in (CONTRIBUTION, EVALUATION, NEGATION, EXAMPLE, MEANS, PURPOSE):
+            if cue.possible(lowered):
+                self.keys_at[cue] = sorted(at for key in cue.keys for at in _find_all(lowered, key))
 
     def search(self, cue: Cue, start: int, end: int) -> re.Match[str] | None:
-        """The cue's first match in text[start:end], if that part holds one of its keys."""
-        if cue.pattern not in self.cues or not cue.possible(self.lowered[start:end]):
+        """The cue's first match in text[start:end], if one of its keys occurs there."""
+        positions = self.keys_at.get(cue)
+        if not positions:
+            return None
+        first = bisect_left(positions, start)
+        if first == len(positions) or positions[first] >= end:
             return None
         return cue.pattern.search(self.lowered, start, end)
 
@@ -317,6 +345,16 @@ class _Reader:
                 piece = PAREN_ACRONYM_RE.sub("", piece)
                 self.found.append((" ".join(acronyms), factor * DEFINED))
         self.found.append((piece, factor))
+
+
+def _find_all(text: str, key: str) -> list[int]:
+    """Every position where `key` occurs in `text`."""
+    found = []
+    at = text.find(key)
+    while at >= 0:
+        found.append(at)
+        at = text.find(key, at + 1)
+    return found
 
 
 def _lowered(text: str) -> str:
