@@ -101,6 +101,24 @@ class Topic:
 
 
 @dataclass(frozen=True, slots=True)
+class Task:
+    """A task papers address (image captioning, named entity recognition), under a topic."""
+
+    name: str
+    topic: str
+    terms: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class TaskHit:
+    """A task a paper addresses, with the score and the terms that matched."""
+
+    name: str
+    score: float
+    evidence: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class Paper:
     """The paper row: cleaned and original text plus the fields kept from the source."""
 
@@ -128,6 +146,7 @@ class PaperBundle:
     methods: tuple[MethodMention, ...] = ()
     acronyms: tuple[Acronym, ...] = ()
     topics: tuple[TopicHit, ...] = ()
+    tasks: tuple[TaskHit, ...] = ()
     content_hash: str = ""
 
 
@@ -137,6 +156,8 @@ LinkValues = tuple[str, str, str, str | None, str | None, str]
 MethodValues = tuple[str, str, str, str, tuple[str, ...], tuple[str, ...]]
 # (slug, score, evidence as "a, b")
 TopicValues = tuple[str, float, str]
+# (task name, score, evidence as "a, b")
+TaskValues = tuple[str, float, str]
 # PaperRows' first fields are the paper's own columns, named as in the `papers` table.
 PAPER_VALUE_COUNT = 11
 
@@ -167,6 +188,7 @@ class PaperRows(NamedTuple):
     methods: tuple[MethodValues, ...]
     acronyms: tuple[tuple[str, str], ...]
     topics: tuple[TopicValues, ...]
+    tasks: tuple[TaskValues, ...] = ()
 
     def paper_values(self) -> tuple[object, ...]:
         """The values of the paper's own columns, id to content_hash."""
@@ -198,6 +220,7 @@ class PaperRows(NamedTuple):
             tuple((m.name, m.kind, m.role, m.surface, m.aliases, m.keys) for m in bundle.methods),
             tuple((a.acronym, a.expansion) for a in bundle.acronyms),
             tuple((t.slug, t.score, ", ".join(t.evidence)) for t in bundle.topics),
+            tuple((t.name, t.score, ", ".join(t.evidence)) for t in bundle.tasks),
         )
 
 

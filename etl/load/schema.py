@@ -226,6 +226,30 @@ paper_topics = Table(
     Column("evidence", Text, nullable=False, comment="the terms that matched, comma separated"),
 )
 
+tasks = Table(
+    "tasks",
+    metadata,
+    Column("name", Text, primary_key=True),
+    Column(
+        "topic_slug",
+        ForeignKey("topics.slug"),
+        nullable=False,
+        index=True,
+        comment="the topic the task belongs to",
+    ),
+    Column("terms", Text, comment="JSON array of the other names that signal the task"),
+    comment="Tasks papers address (the taxonomy's [[task]] tables), each under a topic.",
+)
+
+paper_tasks = Table(
+    "paper_tasks",
+    metadata,
+    _paper_ref(),
+    Column("task_name", ForeignKey("tasks.name"), primary_key=True, index=True),
+    Column("score", Float, nullable=False),
+    Column("evidence", Text, nullable=False, comment="the names that matched, comma separated"),
+)
+
 links = Table(
     "links",
     metadata,
@@ -258,4 +282,4 @@ rejects = Table(
 )
 
 # Tables whose rows hang off a paper and are rewritten when the paper changes.
-PAPER_CHILDREN = (paper_authors, paper_links, paper_methods, acronyms, paper_topics)
+PAPER_CHILDREN = (paper_authors, paper_links, paper_methods, acronyms, paper_topics, paper_tasks)

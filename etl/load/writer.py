@@ -22,7 +22,7 @@ from etl.load.bulk import (
 )
 from etl.load.foreign_keys import ForeignKeysCheckedAtEnd
 from etl.load.search_index import BulkSearchIndex
-from etl.models import PAPER_VALUE_COUNT, PaperRows, Reject, SourceFile, Topic
+from etl.models import PAPER_VALUE_COUNT, PaperRows, Reject, SourceFile, Task, Topic
 
 # The columns of `papers` that a paper's content decides: PaperRows' first fields.
 PAPER_COLUMNS = PaperRows._fields[:PAPER_VALUE_COUNT]
@@ -181,7 +181,7 @@ class SourceLoader:
                 self.connection.execute(delete(table).where(table.c.paper_pk.in_(part)))
 
     def _write_children(self, papers: Sequence[PaperRows], pks: RowNumbers) -> None:
-        """Authors, links, methods, acronyms and topics of newly written papers."""
+        """Authors, links, methods, acronyms, topics and tasks of newly written papers."""
         if not papers:
             return
         keyed = [(pks[p.id], p) for p in papers]
@@ -197,6 +197,12 @@ class SourceLoader:
             s.paper_topics,
             ("paper_pk", "topic_slug", "score", "evidence"),
             [(pk, *topic) for pk, p in keyed for topic in p.topics],
+        )
+        insert_rows(
+            self.connection,
+            s.paper_tasks,
+            ("paper_pk", "task_name", "score", "evidence"),
+            [(pk, *task) for pk, p in keyed for task in p.tasks],
         )
 
     def _write_authors(self, papers: Sequence[KeyedPaper]) -> None:
@@ -400,6 +406,19 @@ def sync_topics(connection: Connection, topics: Sequence[Topic]) -> None:
         rows,
         conflict=["slug"],
         update=["name", "parent_slug", "terms"],
+    )
+
+
+def sync_tasks(connection: Connection, tasks: Sequence[Task]) -> None:
+    """Make the tasks table hold the taxonomy's tasks (their topics synced first)."""
+    rows = [(t.name, t.topic, json.dumps(list(t.terms))) for t in tasks]
+    upsert_rows(
+        connection,
+        s.tasks,
+        ("name", "topic_slug", "terms"),
+        rows,
+        conflict=["name"],
+        update=["topic_slug", "terms"],
     )
 
 

@@ -11,24 +11,24 @@ from etl.transform.clean import clean_text, emphasized
 from etl.transform.ids import content_hash, paper_id
 from etl.transform.links import collect_links
 from etl.transform.methods import find_methods
-from etl.transform.topics import Taxonomy, assign_topics, load_taxonomy
+from etl.transform.topics import Taxonomy, assign_tasks, assign_topics, load_taxonomy
 
 __all__ = ["Taxonomy", "load_taxonomy", "transform"]
 
 
 def transform(record: RawRecord, taxonomy: Taxonomy) -> PaperBundle:
-    """Clean a record's text and find its links, methods, acronyms and topics."""
+    """Clean a record's text and find its links, methods, acronyms, topics and tasks."""
     raw_abstract = record.abstract or ""
     abstract = clean_text(raw_abstract)
     title = clean_text(record.title) if record.title else None
-    full_text = f"{title}. {abstract}" if title else abstract
     # each text read apart (the method finder reads the abstract's definitions again, cached)
     acronyms = find_acronyms(title or "", abstract)
     # the title is read as a title, not as the abstract's first sentence
     methods = find_methods(abstract, emphasized(raw_abstract), acronyms, title)
     texts = {"title": record.title or "", "abstract": raw_abstract}
     links = collect_links({k: v for k, v in texts.items() if v}, record.links)
-    topics = assign_topics(full_text, taxonomy)
+    topics = assign_topics(abstract, taxonomy, title=title)
+    tasks = assign_tasks(abstract, taxonomy, title=title)
     paper = Paper(
         id=paper_id(abstract, title),
         venue=record.venue,
@@ -50,5 +50,6 @@ def transform(record: RawRecord, taxonomy: Taxonomy) -> PaperBundle:
         methods=methods,
         acronyms=acronyms,
         topics=topics,
-        content_hash=content_hash((paper, record.authors, links, methods, acronyms, topics)),
+        tasks=tasks,
+        content_hash=content_hash((paper, record.authors, links, methods, acronyms, topics, tasks)),
     )
