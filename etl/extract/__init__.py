@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from etl.errors import SourceError
-from etl.extract.files import detect_format, discover, fingerprint, read_head
+from etl.extract.files import detect_format, discover, discover_all, fingerprint, read_head
 from etl.extract.readers import (
     READERS,
     JsonLine,
@@ -20,16 +20,21 @@ from etl.extract.readers import (
     is_header,
     parse_json_line,
 )
+from etl.extract.venues import VenueTable, load_venues, use_venues, venue_in_name
 from etl.models import RawRecord, Reject, SourceFile
 
 __all__ = [
     "Item",
+    "VenueTable",
     "discover",
+    "discover_all",
     "guess_venue_year",
     "identify",
+    "load_venues",
     "parse_item",
     "read_items",
     "read_records",
+    "use_venues",
 ]
 
 Item = RawRecord | Reject | JsonLine
@@ -49,7 +54,7 @@ def identify(path: Path, *, venue: str | None = None, year: int | None = None) -
         elif len(head.strip()) == 0:
             raise SourceError(str(path), "the file holds only blank lines")
     if guessed_venue is None or guessed_year is None:
-        name_venue, name_year = guess_venue_year(path.stem)
+        name_venue, name_year = venue_in_name(path.stem)  # only a known venue: not `r20k`
         guessed_venue = guessed_venue or name_venue
         guessed_year = guessed_year or name_year
     return SourceFile(
@@ -61,6 +66,8 @@ def identify(path: Path, *, venue: str | None = None, year: int | None = None) -
         encoding=encoding,
         venue=venue or guessed_venue,
         year=year if year is not None else guessed_year,
+        venue_given=venue is not None,
+        year_given=year is not None,
     )
 
 

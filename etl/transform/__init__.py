@@ -5,11 +5,14 @@ Public entry point: `transform(record, taxonomy)`.
 
 from __future__ import annotations
 
+import json
+from dataclasses import replace
+
 from etl.models import Paper, PaperBundle, RawRecord
 from etl.transform.acronyms import find_acronyms
 from etl.transform.clean import clean_text, emphasized
-from etl.transform.ids import content_hash, paper_id
-from etl.transform.links import collect_links
+from etl.transform.ids import content_hash, identity_keys, paper_id
+from etl.transform.links import collect_links, external_ids, make_link
 from etl.transform.methods import find_methods
 from etl.transform.topics import Taxonomy, assign_topics, load_taxonomy
 
@@ -26,10 +29,14 @@ def transform(record: RawRecord, taxonomy: Taxonomy) -> PaperBundle:
     acronyms = find_acronyms(full_text)
     methods = find_methods(full_text, emphasized(raw_full), acronyms)
     texts = {"title": record.title or "", "abstract": raw_abstract}
-    links = collect_links({k: v for k, v in texts.items() if v}, record.links)
+    silent: list[str] = []
+    links = collect_links(
+        {k: v for k, v in texts.items() if v}, record.links, silent, record.code_mentions
+    )
     topics = assign_topics(full_text, taxonomy)
+    external = external_ids(links, record.source_id)
     paper = Paper(
-        id=paper_id(abstract, title),
+        id=paper_id(abstract, title, external),
         venue=record.venue,
         year=record.year,
         title=title,
@@ -37,9 +44,14 @@ def transform(record: RawRecord, taxonomy: Taxonomy) -> PaperBundle:
         abstract_raw=raw_abstract,
         status=record.status,
         keywords=record.keywords,
-        extra=record.extra,
+        extra=_with_silent_fields(record, silent),
         method_names=" ".join(dict.fromkeys(m.name for m in methods)),
+        title_raw=record.title,
     )
+    homepages = _author_homepages(record)
+    # Venue, year and status are the sighting's, not the paper's content: a paper seen in
+    # two lists is the same content however each list labels it.
+    content = replace(paper, venue=None, year=None, status=None)
     return PaperBundle(
         paper=paper,
         source=record.source,
@@ -49,5 +61,33 @@ def transform(record: RawRecord, taxonomy: Taxonomy) -> PaperBundle:
         methods=methods,
         acronyms=acronyms,
         topics=topics,
-        content_hash=content_hash((paper, record.authors, links, methods, acronyms, topics)),
+        content_hash=content_hash(
+            (content, record.authors, homepages, links, methods, acronyms, topics)
+        ),
+        keys=identity_keys(abstract, title, external),
+        author_homepages=homepages,
     )
+
+
+def _with_silent_fields(record: RawRecord, silent: list[str]) -> str | None:
+    """The record's `extra`, plus the link fields that gave no link (kept, never dropped)."""
+    if not silent:
+        return record.extra
+    extra = json.loads(record.extra) if record.extra else {}
+    for name in dict.fromkeys(silent):
+        values = [value for field, value in record.links if field == name]
+        extra[name] = values[0] if len(values) == 1 else values
+    return json.dumps(extra, ensure_ascii=False)
+
+
+def _author_homepages(record: RawRecord) -> tuple[str | None, ...]:
+    """Each author slot's homepage (normalised), from per-author link fields; () if none."""
+    if not record.author_links:
+        return ()
+    pages: list[str | None] = [None] * len(record.authors)
+    for name, values in record.author_links:
+        for slot, value in enumerate(values[: len(pages)]):
+            if pages[slot] is None and value:
+                link = make_link(value, name)
+                pages[slot] = link.url if link else value
+    return tuple(pages) if any(pages) else ()
