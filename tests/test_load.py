@@ -12,6 +12,7 @@ from sqlalchemy.exc import IntegrityError
 
 from etl.load import create_db_engine, upgrade_to_head
 from etl.load.foreign_keys import ForeignKeysCheckedAtEnd, keys_into_filled_tables
+from etl.load.identity import matches
 from tests.conftest import fetch as rows
 from tests.conftest import fetch_one as scalar
 from tests.conftest import load
@@ -380,3 +381,44 @@ def test_github_markdown_and_author_homepages_land_where_they_belong(
         ("Bo Chen", "https://github.com/bochen/site"),
         ("Ann Lee", None),
     ]
+
+
+def test_withdrawn_placeholders_with_their_own_openreview_ids_stay_apart(
+    db_url: str, tmp_path: Path
+) -> None:
+    records = [
+        {
+            "title": "Withdrawn",
+            "abstract": ABSTRACT,
+            "site": "https://openreview.net/forum?id=aaaaaa1",
+        },
+        {
+            "title": "Withdrawn",
+            "abstract": "withdrawn",
+            "site": "https://openreview.net/forum?id=bbbbbb2",
+        },
+        {"title": "Withdrawn", "abstract": "withdrawn"},  # nothing identifies it but itself
+    ]
+    report = load(db_url, write_json(tmp_path / "iclr2018.json", records))
+    assert report.papers_inserted == 3
+    assert load(db_url, tmp_path / "iclr2018.json", full_refresh=True).papers_inserted == 3
+
+
+@pytest.mark.parametrize(
+    ("record", "paper", "same"),
+    [
+        (("openreview:a", "title:t"), {"openreview:a", "title:u"}, True),  # an id wins
+        (("openreview:a", "title:t"), {"openreview:b", "title:t"}, False),  # two ids: two papers
+        (("arxiv:1", "title:t"), {"openreview:b", "title:t"}, True),  # ids of other kinds
+        (("abs:x",), {"abs:x", "title:t"}, True),  # abstract-only joins the titled paper
+        (("abs:x", "title:u"), {"abs:x", "title:t"}, False),  # different titles
+        (("abs:y", "title:t"), {"abs:x", "title:t"}, False),  # different abstracts
+        (("title:t",), {"abs:x", "title:t"}, True),  # title-only (placeholder abstract)
+        (("text:z",), {"title:t"}, False),  # nothing shared
+        (("text:z",), {"text:z"}, True),  # the same short text, known by nothing else
+        (("text:z",), {"text:z", "openreview:b"}, False),  # a paper known by more is not it
+        (("text:z", "openreview:b"), {"text:z"}, False),
+    ],
+)
+def test_identity_rules(record: tuple[str, ...], paper: set[str], same: bool) -> None:
+    assert matches(record, paper) is same

@@ -4,11 +4,15 @@ The transform gives each record its keys (etl.transform.ids.identity_keys): exte
 (`doi:`, `arxiv:`, `openreview:`), `abs:` for a substantive abstract, `title:`, and `text:`
 for a record with neither. A record is the stored paper that
 
-1. shares an external id with it; else
+1. shares an external id with it; else, unless both have an external id of one kind (two
+   OpenReview ids, two DOIs) and they differ,
 2. shares its abstract or its title, where neither differs: both titled, the titles are the
    same; both with a substantive abstract, the abstracts are the same. So an abstract-only
    record (a plain-text list) joins the titled record of its abstract, a title-only record
    the paper of its title, and two records with different titles never merge.
+
+A record known only by a short text (no title, no id, no substantive abstract) is the paper
+known only by that same text: a rerun finds it again, and it joins nothing else.
 
 A record that matches no paper is a new paper, with the id the transform derived (from the
 first external id, else the abstract, else the title); should another paper already hold that
@@ -38,8 +42,15 @@ def matches(record_keys: Sequence[str], paper_keys: set[str]) -> bool:
     """Whether a record with these keys is the paper holding `paper_keys` (rules above)."""
     if any(_kind(k) == "ext" and k in paper_keys for k in record_keys):
         return True
+    for prefix in EXTERNAL_PREFIXES:  # two OpenReview ids (or DOIs ...): two papers
+        mine = [k for k in record_keys if k.startswith(prefix)]
+        if mine and any(k.startswith(prefix) for k in paper_keys):
+            return False
+    if any(_kind(k) == "text" for k in (*record_keys, *paper_keys)):
+        # a short text without title or id: only the same text, known by nothing else, is it
+        return set(record_keys) == paper_keys
     shared = False
-    for kind in ("abs", "title", "text"):
+    for kind in ("abs", "title"):
         mine = [k for k in record_keys if k.startswith(kind + ":")]
         theirs = {k for k in paper_keys if k.startswith(kind + ":")}
         if mine and theirs:

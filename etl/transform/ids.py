@@ -66,6 +66,11 @@ PLACEHOLDER_ABSTRACTS = frozenset(
         "To appear",
     )
 )
+# Title fields that hold no title (withdrawn or unnamed submissions).
+PLACEHOLDER_TITLES = PLACEHOLDER_ABSTRACTS | frozenset(
+    content_key(text)
+    for text in ("Withdrawn", "Withdrawn paper", "Untitled", "No title", "Deleted", "Removed")
+)
 # Shorter abstracts do not identify a paper: unrelated records share text that short.
 MIN_ABSTRACT_WORDS = 20
 MIN_ABSTRACT_KEY_CHARS = 100  # the same, for scripts written without spaces
@@ -95,7 +100,7 @@ def identity_keys(
     """
     keys = list(external)
     abstract_key = content_key(abstract)
-    title_key = content_key(title) if title else ""
+    title_key = _title_key(title)
     if abstract_key and substantive(abstract):
         keys.append("abs:" + _digest(abstract_key))
     elif abstract_key and not title_key:
@@ -105,15 +110,22 @@ def identity_keys(
     return tuple(keys)
 
 
+def _title_key(title: str | None) -> str:
+    """A title's content key; empty for none or a placeholder (`Withdrawn`)."""
+    key = content_key(title) if title else ""
+    return "" if key in PLACEHOLDER_TITLES else key
+
+
 def paper_id(abstract: str, title: str | None, external: tuple[str, ...] = ()) -> str:
     """A stable paper id: from the first external id, else the substantive abstract (as
     before identity keys existed, so stored ids stay), else the title, else the short text."""
+    title_key = _title_key(title)
     if external:
         basis = external[0]
-    elif substantive(abstract) or not title:
+    elif substantive(abstract) or not title_key:
         basis = content_key(abstract) or "title:" + content_key(title or "")
     else:
-        basis = "title:" + content_key(title)
+        basis = "title:" + title_key
     return "p" + hashlib.sha256(basis.encode("utf-8")).hexdigest()[:16]
 
 
