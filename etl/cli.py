@@ -186,12 +186,12 @@ def print_report(report: RunReport) -> None:
     out = Console(highlight=False, soft_wrap=True)
     for source in report.sources:
         if source.status == "failed":
-            out.print(f"[red]failed[/]   {source.message}")
-        elif source.status == "ignored":
-            out.print(f"[yellow]ignored[/]  {source.path}: {source.message}")
+            out.print(f"[red]failed[/]   {escape(str(source.message))}")
+        elif source.status == "ignored":  # paths are the user's data, never markup
+            out.print(f"[yellow]ignored[/]  {escape(source.path)}: {escape(str(source.message))}")
         elif source.rejects:
             rejected = f"{source.rejects} of {source.records} records rejected"
-            out.print(f"[yellow]rejects[/]  {source.path}: {rejected}")
+            out.print(f"[yellow]rejects[/]  {escape(source.path)}: {rejected}")
     out.print(
         f"Run {report.run_id} {report.status} → {report.database}\n"
         f"  sources  {report.sources_loaded} loaded, {report.sources_skipped} unchanged "

@@ -422,3 +422,13 @@ def test_withdrawn_placeholders_with_their_own_openreview_ids_stay_apart(
 )
 def test_identity_rules(record: tuple[str, ...], paper: set[str], same: bool) -> None:
     assert matches(record, paper) is same
+
+
+def test_a_taken_id_gets_the_next_free_suffix(db_url: str, tmp_path: Path) -> None:
+    same = {"abstract": ABSTRACT}
+    write_json(tmp_path / "a.json", [{"title": "One", **same}, {"title": "Two", **same}])
+    load(db_url, tmp_path / "a.json")
+    write_json(tmp_path / "b.json", [{"title": "Three", **same}])
+    load(db_url, tmp_path / "b.json")  # its id and the first suffix are both taken already
+    ids = sorted(str(r[0]) for r in rows(db_url, "SELECT id FROM papers"))
+    assert len(ids) == 3 and ids[1] == ids[0] + "-2" and ids[2] == ids[0] + "-3"

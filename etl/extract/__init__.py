@@ -1,9 +1,11 @@
 """Extract stage: find input files, fingerprint them, and stream their records.
 
-Public entry points: `discover` (paths to files), `identify` (a file to a SourceFile, or a
-SourceError saying why it cannot be read) and `read_records` (a SourceFile to a stream of
-RawRecord and Reject). `read_items` streams the same records but leaves JSON Lines unparsed;
-`parse_item` finishes one, and being pure it can run in a worker process.
+Public entry points: `discover` / `discover_all` (paths to files, and what a folder held that
+is skipped), `identify` (a file to a SourceFile, or a SourceError saying why it cannot be
+read) and `read_records` (a SourceFile to a stream of RawRecord and Reject). `read_items`
+streams the same records but leaves JSON Lines unparsed; `parse_item` finishes one, and being
+pure it can run in a worker process. Venues are named canonically from the table that
+`load_venues` reads and `use_venues` sets for a process.
 """
 
 from __future__ import annotations

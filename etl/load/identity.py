@@ -75,7 +75,8 @@ class IdentityResolver:
             if found is None:
                 found = paper.id
                 suffix = 1
-                while found in keysets:  # held by a paper this record is not
+                # the computed ids' papers were fetched; a suffixed id is looked up
+                while found in keysets or (suffix > 1 and self._stored_id(found)):
                     suffix += 1
                     found = f"{paper.id}-{suffix}"
             keysets[found].update(paper.keys)
@@ -84,6 +85,11 @@ class IdentityResolver:
                     owners[key].append(found)
             resolved.append(paper if found == paper.id else paper._replace(id=found))
         return resolved
+
+    def _stored_id(self, paper_id: str) -> bool:
+        """Whether a paper with this id is stored (asked only when an id is already taken)."""
+        query = select(s.papers.c.pk).where(s.papers.c.id == paper_id)
+        return self.connection.execute(query).first() is not None
 
     @staticmethod
     def _match(
@@ -102,16 +108,18 @@ class IdentityResolver:
         """Papers holding any of the keys (key -> paper ids), and every key of those papers
         and of papers holding any of the ids (paper id -> keys)."""
         pk_c, key_c, id_c = s.paper_keys.c.paper_pk, s.paper_keys.c.key, s.papers.c.id
-        joined = s.paper_keys.join(s.papers, s.papers.c.pk == pk_c)
+        owners: dict[str, list[str]] = defaultdict(list)
+        keysets: defaultdict[str, set[str]] = defaultdict(set)
         pks: set[int] = set()
         for part in chunks(sorted(keys)):
             pks.update(self.connection.execute(select(pk_c).where(key_c.in_(part))).scalars())
-        for part in chunks(sorted(ids)):
-            pks.update(
-                self.connection.execute(select(s.papers.c.pk).where(id_c.in_(part))).scalars()
-            )
-        owners: dict[str, list[str]] = defaultdict(list)
-        keysets: defaultdict[str, set[str]] = defaultdict(set)
+        for part in chunks(sorted(ids)):  # papers holding the ids (with keys or not)
+            for pk, paper_id in self.connection.execute(
+                select(s.papers.c.pk, id_c).where(id_c.in_(part))
+            ):
+                pks.add(pk)
+                keysets[paper_id] = set()
+        joined = s.paper_keys.join(s.papers, s.papers.c.pk == pk_c)
         for part in chunks(sorted(pks)):
             rows = self.connection.execute(
                 select(id_c, key_c).select_from(joined).where(pk_c.in_(part)).order_by(pk_c)
@@ -119,7 +127,4 @@ class IdentityResolver:
             for paper_id, key in rows:
                 keysets[paper_id].add(key)
                 owners[key].append(paper_id)
-        for part in chunks(sorted(ids)):  # papers without keys still hold their ids
-            for paper_id in self.connection.execute(select(id_c).where(id_c.in_(part))).scalars():
-                keysets[paper_id]
         return owners, keysets

@@ -11,7 +11,7 @@ from dataclasses import replace
 from etl.models import Paper, PaperBundle, RawRecord
 from etl.transform.acronyms import find_acronyms
 from etl.transform.clean import clean_text, emphasized
-from etl.transform.ids import content_hash, identity_keys, paper_id
+from etl.transform.ids import content_hash, identify
 from etl.transform.links import collect_links, external_ids, make_link
 from etl.transform.methods import find_methods
 from etl.transform.topics import Taxonomy, assign_topics, load_taxonomy
@@ -35,8 +35,9 @@ def transform(record: RawRecord, taxonomy: Taxonomy) -> PaperBundle:
     )
     topics = assign_topics(full_text, taxonomy)
     external = external_ids(links, record.source_id)
+    pid, keys = identify(abstract, title, external)
     paper = Paper(
-        id=paper_id(abstract, title, external),
+        id=pid,
         venue=record.venue,
         year=record.year,
         title=title,
@@ -64,7 +65,7 @@ def transform(record: RawRecord, taxonomy: Taxonomy) -> PaperBundle:
         content_hash=content_hash(
             (content, record.authors, homepages, links, methods, acronyms, topics)
         ),
-        keys=identity_keys(abstract, title, external),
+        keys=keys,
         author_homepages=homepages,
     )
 

@@ -78,14 +78,43 @@ MIN_ABSTRACT_KEY_CHARS = 100  # the same, for scripts written without spaces
 
 def substantive(abstract: str) -> bool:
     """Whether an abstract is long enough, and not a placeholder, to identify a paper."""
-    key = content_key(abstract)
+    return _substantive(abstract, content_key(abstract))
+
+
+def _substantive(abstract: str, key: str) -> bool:
+    """`substantive`, given the abstract's content key (computed once per record)."""
     if not key or key in PLACEHOLDER_ABSTRACTS:
         return False
-    return len(abstract.split()) >= MIN_ABSTRACT_WORDS or len(key) >= MIN_ABSTRACT_KEY_CHARS
+    return len(key) >= MIN_ABSTRACT_KEY_CHARS or len(abstract.split()) >= MIN_ABSTRACT_WORDS
 
 
 def _digest(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:24]
+
+
+def identify(
+    abstract: str, title: str | None, external: tuple[str, ...] = ()
+) -> tuple[str, tuple[str, ...]]:
+    """A record's paper id and identity keys (`paper_id` and `identity_keys` in one pass)."""
+    abstract_key = content_key(abstract)
+    title_key = content_key(title) if title else ""
+    if title_key in PLACEHOLDER_TITLES:
+        title_key = ""
+    strong = _substantive(abstract, abstract_key)
+    keys = list(external)
+    if strong:
+        keys.append("abs:" + _digest(abstract_key))
+    elif abstract_key and not title_key:
+        keys.append("text:" + _digest(abstract_key))
+    if title_key:
+        keys.append("title:" + _digest(title_key))
+    if external:
+        basis = external[0]
+    elif strong or not title_key:  # as ids were before identity keys: stored ids stay
+        basis = abstract_key or "title:" + content_key(title or "")
+    else:
+        basis = "title:" + title_key
+    return "p" + hashlib.sha256(basis.encode("utf-8")).hexdigest()[:16], tuple(keys)
 
 
 def identity_keys(
@@ -94,39 +123,18 @@ def identity_keys(
     """What identifies the paper a record describes, strongest first.
 
     External ids (`doi:`, `arxiv:`, `openreview:`), then `abs:` (a substantive abstract's
-    content key, hashed) and `title:`. A record with neither a substantive abstract nor a
-    title is known by its short text (`text:`), so that a rerun finds it again. The loader
-    resolves these against the papers already stored (see etl.load.identity).
+    content key, hashed) and `title:` (unless a placeholder such as `Withdrawn`). A record
+    with neither a substantive abstract nor a title is known by its short text (`text:`), so
+    that a rerun finds it again. The loader resolves these against the papers already stored
+    (see etl.load.identity).
     """
-    keys = list(external)
-    abstract_key = content_key(abstract)
-    title_key = _title_key(title)
-    if abstract_key and substantive(abstract):
-        keys.append("abs:" + _digest(abstract_key))
-    elif abstract_key and not title_key:
-        keys.append("text:" + _digest(abstract_key))
-    if title_key:
-        keys.append("title:" + _digest(title_key))
-    return tuple(keys)
-
-
-def _title_key(title: str | None) -> str:
-    """A title's content key; empty for none or a placeholder (`Withdrawn`)."""
-    key = content_key(title) if title else ""
-    return "" if key in PLACEHOLDER_TITLES else key
+    return identify(abstract, title, external)[1]
 
 
 def paper_id(abstract: str, title: str | None, external: tuple[str, ...] = ()) -> str:
     """A stable paper id: from the first external id, else the substantive abstract (as
     before identity keys existed, so stored ids stay), else the title, else the short text."""
-    title_key = _title_key(title)
-    if external:
-        basis = external[0]
-    elif substantive(abstract) or not title_key:
-        basis = content_key(abstract) or "title:" + content_key(title or "")
-    else:
-        basis = "title:" + title_key
-    return "p" + hashlib.sha256(basis.encode("utf-8")).hexdigest()[:16]
+    return identify(abstract, title, external)[0]
 
 
 def content_hash(value: Any) -> str:
