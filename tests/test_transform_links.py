@@ -308,3 +308,15 @@ def test_a_record_gives_its_own_external_ids_never_those_its_abstract_cites() ->
     )
     assert external_ids((), "10.1609/AAAI.V36I2.20034") == ("doi:10.1609/aaai.v36i2.20034",)
     assert external_ids((), "8793770") == ()  # a number is no known id
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Code: htps://github.com/lab/tool-x.",
+        "Code: https//github.com/lab/tool-x upon publication",
+        "Code: https: //github.com/lab/tool-x",
+    ],
+)
+def test_repositories_behind_a_mistyped_scheme_are_found(text: str) -> None:
+    assert urls(text) == [("https://github.com/lab/tool-x", "code")]

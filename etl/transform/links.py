@@ -21,9 +21,11 @@ from etl.transform.clean import (
     trim_url,
 )
 
-# Schemeless repository links such as `GitHub.com/owner/repo` in running text.
+# Schemeless repository links such as `GitHub.com/owner/repo` in running text, and those
+# behind a mistyped scheme (`htps://github.com/...`, `https//github.com/...`): the well-formed
+# URLs are found, and blanked, before this pattern runs.
 SCHEMELESS_RE = re.compile(
-    r"(?i)(?<![\w./@-])(?:github\.com|gitlab\.com|bitbucket\.org|huggingface\.co)/"
+    r"(?i)(?<![\w.@-])(?:github\.com|gitlab\.com|bitbucket\.org|huggingface\.co)/"
     r"[^\s<>\"'`{}|\\^\[\]\u3000-\u303f\uff00-\uffef]+"
 )
 CODE_HOSTS = {
