@@ -432,3 +432,20 @@ def test_a_taken_id_gets_the_next_free_suffix(db_url: str, tmp_path: Path) -> No
     load(db_url, tmp_path / "b.json")  # its id and the first suffix are both taken already
     ids = sorted(str(r[0]) for r in rows(db_url, "SELECT id FROM papers"))
     assert len(ids) == 3 and ids[1] == ids[0] + "-2" and ids[2] == ids[0] + "-3"
+
+
+def test_an_id_every_record_of_a_file_shares_does_not_merge_different_titles(
+    db_url: str, tmp_path: Path
+) -> None:
+    shared = {"doi": "10.1109/PROC.2019"}  # the proceedings' DOI on every record
+    records = [
+        {"title": "Sorting", "abstract": ABSTRACT, **shared},
+        {"title": "Crowds", "abstract": OTHER, **shared},
+        {"title": "Sorting", "abstract": "Part of", **shared},  # the first one, listed again
+    ]
+    path = write_json(tmp_path / "cvpr2019.json", records)
+    assert load(db_url, path).papers_inserted == 2
+    write_json(path, list(reversed(records)))  # read again, in another order
+    again = load(db_url, path)
+    assert (again.papers_inserted, again.papers_removed) == (0, 0)
+    assert sorted(r[0] for r in rows(db_url, "SELECT title FROM papers")) == ["Crowds", "Sorting"]

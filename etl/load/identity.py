@@ -11,6 +11,9 @@ for a record with neither. A record is the stored paper that
    record (a plain-text list) joins the titled record of its abstract, a title-only record
    the paper of its title, and two records with different titles never merge.
 
+Within one file, an external id shared by records with different titles is not taken as
+theirs (a proceedings-wide DOI on every record): such records stay apart.
+
 A record known only by a short text (no title, no id, no substantive abstract) is the paper
 known only by that same text: a rerun finds it again, and it joins nothing else.
 
@@ -65,6 +68,7 @@ class IdentityResolver:
 
     def __init__(self, connection: Connection):
         self.connection = connection
+        self.here: set[str] = set()  # papers this source's records were resolved to so far
 
     def resolve(self, papers: Sequence[PaperRows]) -> list[PaperRows]:
         """The papers with their ids replaced by the ids of the papers they are."""
@@ -79,6 +83,7 @@ class IdentityResolver:
                 while found in keysets or (suffix > 1 and self._stored_id(found)):
                     suffix += 1
                     found = f"{paper.id}-{suffix}"
+            self.here.add(found)
             keysets[found].update(paper.keys)
             for key in paper.keys:
                 if found not in owners[key]:
@@ -91,13 +96,28 @@ class IdentityResolver:
         query = select(s.papers.c.pk).where(s.papers.c.id == paper_id)
         return self.connection.execute(query).first() is not None
 
-    @staticmethod
     def _match(
-        keys: Sequence[str], owners: dict[str, list[str]], keysets: dict[str, set[str]]
+        self, keys: Sequence[str], owners: dict[str, list[str]], keysets: dict[str, set[str]]
     ) -> str | None:
-        """The first paper (external ids first, then abstract, then title) this record is."""
+        """The first paper (external ids first, then abstract, then title) this record is.
+
+        Papers sharing the record's title are tried first for an external id. One file does
+        not list a paper twice under two titles: an id shared by two titled records of one
+        file is not theirs alone (a proceedings DOI on every record), and does not merge them.
+        """
+        titles = {k for k in keys if k.startswith("title:")}
+        excluded: set[str] = set()
         for key in keys:
-            for paper_id in owners.get(key, ()):
+            candidates = owners.get(key, [])
+            if key.startswith(EXTERNAL_PREFIXES):
+                candidates = sorted(candidates, key=lambda pid: not titles & keysets[pid])
+            for paper_id in candidates:
+                if paper_id in excluded:
+                    continue
+                theirs = {k for k in keysets[paper_id] if k.startswith("title:")}
+                if paper_id in self.here and titles and theirs and not titles & theirs:
+                    excluded.add(paper_id)
+                    continue
                 if matches(keys, keysets[paper_id]):
                     return paper_id
         return None

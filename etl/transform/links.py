@@ -161,6 +161,13 @@ ARXIV_ID_RE = re.compile(
     r"^(?:arxiv:)?(\d{4}\.\d{4,5}(?:v\d+)?|[a-z-]+(?:\.[A-Z]{2})?/\d{7})$", re.I
 )
 DOI_RE = re.compile(r"^(?:doi:)?(10\.\d{4,9}/\S+)$", re.I)
+# Identifiers as a record gives them for itself (see `external_ids`).
+ARXIV_NEW_ID_RE = re.compile(r"^(?:arxiv:)?(\d{4}\.\d{4,5})(?:v\d+)?$", re.I)
+ARXIV_URL_RE = re.compile(r"^https://arxiv\.org/abs/(\d{4}\.\d{4,5}|[a-z-]+(?:\.[A-Z]{2})?/\d{7})")
+OPENREVIEW_URL_RE = re.compile(
+    r"^https://openreview\.net/(?:forum|pdf)\?(?:.*&)?id=([A-Za-z0-9_-]+)"
+)
+DOI_URL_RE = re.compile(r"^https://(?:dx\.)?doi\.org/(10\.\d{4,9}/\S+)", re.I)
 
 
 def find_urls(raw: str) -> list[str]:
@@ -408,14 +415,6 @@ def external_ids(links: tuple[Link, ...], record_id: str | None) -> tuple[str, .
             found.append(key)
     order = {"doi": 0, "arxiv": 1, "openreview": 2}
     return tuple(sorted(dict.fromkeys(found), key=lambda k: order[k.split(":", 1)[0]]))
-
-
-ARXIV_NEW_ID_RE = re.compile(r"^(?:arxiv:)?(\d{4}\.\d{4,5})(?:v\d+)?$", re.I)
-ARXIV_URL_RE = re.compile(r"^https://arxiv\.org/abs/(\d{4}\.\d{4,5}|[a-z-]+(?:\.[A-Z]{2})?/\d{7})")
-OPENREVIEW_URL_RE = re.compile(
-    r"^https://openreview\.net/(?:forum|pdf)\?(?:.*&)?id=([A-Za-z0-9_-]+)"
-)
-DOI_URL_RE = re.compile(r"^https://(?:dx\.)?doi\.org/(10\.\d{4,9}/\S+)", re.I)
 
 
 def _identity_key(url: str) -> str | None:
