@@ -228,6 +228,14 @@ def print_table(rows: list[dict[str, Any]], markdown: bool) -> None:
         print("  ".join(c.ljust(w) for c, w in zip(line, widths, strict=True)))
 
 
+def _json(path: Path) -> Any:
+    """A JSON file's value (None when it is not JSON)."""
+    try:
+        return json.loads(path.read_text("utf-8-sig"))
+    except ValueError:
+        return None
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("folder", type=Path)
@@ -258,9 +266,11 @@ def main(argv: list[str] | None = None) -> int:
             f"{again.papers_inserted} inserted, {again.papers_updated} updated, "
             f"{again.papers_removed} removed, {again.seconds:.1f} s"
         )
-        changed = files[0]
-        records = json.loads(changed.read_text("utf-8"))
-        changed.write_text(json.dumps(records[:-1]), "utf-8")
+        arrays = [p for p in files if p.suffix == ".json" and isinstance(_json(p), list)]
+        if not arrays:
+            return 0
+        changed = arrays[0]
+        changed.write_text(json.dumps(_json(changed)[:-1]), "utf-8")
         third = run(options)
         print(
             f"after dropping the last record of {changed.name}: {third.sources_loaded} file read, "

@@ -9,7 +9,9 @@ Create Date: 2026-12-01
   become values derived from the sightings; existing sightings take their paper's values.
 - `paper_keys` (paper_pk, key): what identifies each paper (external ids, the hash of a
   substantive abstract, of the title). Existing papers get the keys of their stored title and
-  abstract, so records loaded again find the papers they made and keep their ids.
+  abstract, so records loaded again find the papers they made and keep their ids. The keys
+  are computed by the transform's own `identity_keys`, so that they are the keys new records
+  get: a later change of how keys are computed needs a migration of its own to rekey.
 - `papers.title_raw`: the title as written; `paper_authors.homepage`: an author's link.
 """
 
@@ -34,7 +36,9 @@ SIGHTINGS = "Where each paper was seen: each sighting with its venue, year and s
 
 def upgrade() -> None:
     drop_views(op.get_bind())  # venue_summary reads the new columns; made again at the head
-    op.add_column("papers", sa.Column("title_raw", sa.Text(), comment="title as written in the source"))
+    op.add_column(
+        "papers", sa.Column("title_raw", sa.Text(), comment="title as written in the source")
+    )
     for column in (
         sa.Column("venue", sa.Text(), comment="venue as this source gives it (canonical name)"),
         sa.Column("year", sa.Integer(), comment="year as this source gives it"),
@@ -43,7 +47,9 @@ def upgrade() -> None:
         op.add_column("paper_sources", column)
     op.add_column(
         "paper_authors",
-        sa.Column("homepage", sa.Text(), comment="the author's link as this paper's source gives it"),
+        sa.Column(
+            "homepage", sa.Text(), comment="the author's link as this paper's source gives it"
+        ),
     )
     op.create_table(
         "paper_keys",
@@ -55,7 +61,10 @@ def upgrade() -> None:
             comment="doi:, arxiv:, openreview:, abs: (abstract hash), title: (title hash), text:",
         ),
         sa.ForeignKeyConstraint(
-            ["paper_pk"], ["papers.pk"], name=op.f("fk_paper_keys_paper_pk_papers"), ondelete="CASCADE"
+            ["paper_pk"],
+            ["papers.pk"],
+            name=op.f("fk_paper_keys_paper_pk_papers"),
+            ondelete="CASCADE",
         ),
         sa.PrimaryKeyConstraint("paper_pk", "key", name=op.f("pk_paper_keys")),
         comment="What identifies each paper; records are matched to papers through these.",
@@ -63,10 +72,12 @@ def upgrade() -> None:
     op.create_index(op.f("ix_paper_keys_key"), "paper_keys", ["key"])
     if op.get_bind().dialect.name == "postgresql":
         op.create_table_comment("paper_sources", SIGHTINGS, existing_comment=PROVENANCE)
-    op.execute(
-        "UPDATE paper_sources SET venue = (SELECT p.venue FROM papers p WHERE p.pk = paper_sources.paper_pk), "
-        "year = (SELECT p.year FROM papers p WHERE p.pk = paper_sources.paper_pk), "
-        "status = (SELECT p.status FROM papers p WHERE p.pk = paper_sources.paper_pk)"
+    op.execute(  # each existing sighting takes its paper's values
+        "UPDATE paper_sources SET "
+        + ", ".join(
+            f"{column} = (SELECT p.{column} FROM papers p WHERE p.pk = paper_sources.paper_pk)"
+            for column in ("venue", "year", "status")
+        )
     )
     _backfill_keys()
 
