@@ -164,6 +164,7 @@ def test_emphasized_never_fails_on_arbitrary_text(raw: str) -> None:
             r"Data in C:\data\x and \\server\share\f.txt",
         ),
         (r"**Bold** stays markup, \textbf{this} too", "Bold stays markup, this too"),
+        (r"a map $f:\mathcal{X}\to\mathcal{Y}$ and T:\mathbb{R}", "a map f:X→Y and T:R"),  # math
     ],
 )
 def test_escaped_characters_and_paths_are_kept_as_written(raw: str, clean: str) -> None:

@@ -30,7 +30,11 @@ _PRIVATE_RE = re.compile("[\ue000-\ue003]")
 _LIT_OPEN, _LIT_CLOSE = "\ue002", "\ue003"
 _LITERAL_PLACEHOLDER_RE = re.compile("\ue002(\\d+)\ue003")
 ESCAPED_STARS_RE = re.compile(r"\\(\*{1,2})(?=\S)(.{1,300}?)(?<=\S)\\?\1|\\\*")
-WINDOWS_PATH_RE = re.compile(r"(?<![\w\\])(?:[A-Za-z]:|\\\\[\w.-]+)\\[^\s$\\]*(?:\\[^\s$\\]*)*")
+# A path starts a word (after a space, quote or bracket: not `$f:\mathcal{X}`, which is math)
+# with a capital drive letter or `\\server`; one whose first part names a LaTeX command is not.
+WINDOWS_PATH_RE = re.compile(
+    r"(?<![^\s\"'(\[])(?:[A-Z]:|\\\\[\w.-]+)\\([A-Za-z]*)[^\s$\\]*(?:\\[^\s$\\]*)*"
+)
 
 _TEXT_COMMANDS = (
     "texttt|textbf|textit|textsc|textrm|textsf|textnormal|textup|textmd|emph|underline|text|"
@@ -168,6 +172,7 @@ TEXT_COMMAND_NAMES = frozenset(_TEXT_COMMANDS.split("|"))
 # The same holds for GROUP_STYLE_RE and FRAC_RE (a space or `{` follows their names).
 GROUP_STYLE_NAMES = frozenset("em bf it sc tt sf rm sl small large Large".split())
 FRAC_NAMES = frozenset({"frac", "dfrac", "tfrac"})
+LATEX_NAMES = frozenset(SYMBOLS) | TEXT_COMMAND_NAMES | GROUP_STYLE_NAMES | FRAC_NAMES
 MAX_PASSES = 6
 
 
@@ -211,7 +216,9 @@ def protect_literals(text: str, store: list[str]) -> str:
             lambda m: keep(m.group(1) + m.group(2) + m.group(1) if m.group(1) else "*"), text
         )
     if ":\\" in text or "\\\\" in text:
-        text = WINDOWS_PATH_RE.sub(lambda m: keep(m.group(0)), text)
+        text = WINDOWS_PATH_RE.sub(
+            lambda m: m.group(0) if m.group(1) in LATEX_NAMES else keep(m.group(0)), text
+        )
     return text
 
 
