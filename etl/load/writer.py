@@ -398,7 +398,8 @@ class SourceLoader:
     def _derive_sighting_values(self) -> None:
         """Set the venue, year and status of the papers this source holds or held from their
         sightings that remain: an accepted one's (status not reject, withdrawn or desk
-        reject), else the latest year's; ties go to the source loaded last."""
+        reject), else the latest year's; ties go to the source first loaded last, then to
+        the earlier position in it."""
         live = s.paper_sources.alias("live")
         current = or_(live.c.source_id != self.source_id, live.c.run_id == self.run_id)
         status = func.lower(func.coalesce(live.c.status, ""))
