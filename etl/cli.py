@@ -137,6 +137,11 @@ def main(debug: bool) -> None:
     help="Taxonomy TOML file: [[topic]] and [[task]] tables (default: the packaged ones).",
 )
 @click.option(
+    "--venues",
+    type=click.Path(dir_okay=False),
+    help="TOML file of venues and their spellings, added to the packaged ones.",
+)
+@click.option(
     "--full-refresh", is_flag=True, help="Delete all papers and reload every source from scratch."
 )
 @click.option(
@@ -159,6 +164,7 @@ def run_command(
     venue: str | None,
     year: int | None,
     taxonomy: str | None,
+    venues: str | None,
     full_refresh: bool,
     workers: int,
     wait: bool,
@@ -182,6 +188,7 @@ def run_command(
         venue=venue,
         year=year,
         taxonomy=taxonomy,
+        venues=venues,
         full_refresh=full_refresh,
         workers=workers,
         wait=wait,

@@ -41,6 +41,7 @@ class RunOptions:
     venue: str | None = None
     year: int | None = None
     taxonomy: str | None = None
+    venues: str | None = None  # a TOML file of venues added to the packaged ones
     full_refresh: bool = False
     workers: int = 1
     wait: bool = False
@@ -73,12 +74,18 @@ def run(options: RunOptions, progress: ProgressCallback | None = None) -> RunRep
     started = time.perf_counter()
     url = resolve_database_url(options.database_url)
     taxonomy = load_taxonomy(options.taxonomy)
-    files, unsupported = extract.discover(options.paths or default_paths())
+    venues = extract.load_venues(options.venues)
+    extract.use_venues(venues)
+    found = extract.discover_all(options.paths or default_paths())
+    files = found.files
     engine = load.create_db_engine(url)
     totals = _Totals(
         sources=[
-            SourceReport(str(p), "unknown", "ignored", message="unsupported file type")
-            for p in unsupported
+            *(
+                SourceReport(str(p), "unknown", "ignored", message="unsupported file type")
+                for p in found.unsupported
+            ),
+            *(SourceReport(str(p), "unknown", "ignored", message=why) for p, why in found.skipped),
         ]
     )
     try:
@@ -90,7 +97,7 @@ def run(options: RunOptions, progress: ProgressCallback | None = None) -> RunRep
             status, message = "failed", None
             try:
                 with load.first_load_journal(engine):
-                    _load_all(engine, files, options, taxonomy, run_id, totals, progress)
+                    _load_all(engine, files, options, taxonomy, venues, run_id, totals, progress)
                 status = _status(totals)
             except KeyboardInterrupt:
                 status, message = "interrupted", "interrupted by the user"
@@ -117,19 +124,20 @@ def _load_all(
     files: Sequence[Path],
     options: RunOptions,
     taxonomy: Taxonomy,
+    venues: extract.VenueTable,
     run_id: int,
     totals: _Totals,
     progress: ProgressCallback | None,
 ) -> None:
     """Load each source in its own transaction, then tidy shared rows."""
-    fingerprint = _fingerprint(taxonomy, options)
+    fingerprint = _fingerprint(taxonomy, venues, options)
     with engine.begin() as connection:
         if options.full_refresh:
             load.clear_data(connection)
         load.sync_topics(connection, taxonomy.topics)
         load.sync_tasks(connection, taxonomy.tasks)
     with ExitStack() as stack:
-        pool = TransformPool(stack, options.workers, taxonomy)
+        pool = TransformPool(stack, options.workers, taxonomy, venues)
         for path in files:
             totals.sources.append(
                 _load_source(engine, path, options, pool, run_id, fingerprint, totals, progress)
@@ -227,10 +235,12 @@ def _batches(source: SourceFile, size: int, totals: _Totals) -> Iterator[list[ex
         yield batch
 
 
-def _fingerprint(taxonomy: Taxonomy, options: RunOptions) -> str:
-    """What besides a file's bytes decides its papers: transform version, taxonomy, overrides."""
+def _fingerprint(taxonomy: Taxonomy, venues: extract.VenueTable, options: RunOptions) -> str:
+    """What besides a file's bytes decides its papers: transform version, taxonomy, venue
+    spellings, overrides."""
+    spellings = sorted(venues.names.items())
     decided_by = repr(
-        (TRANSFORM_VERSION, taxonomy.topics, taxonomy.tasks, options.venue, options.year)
+        (TRANSFORM_VERSION, taxonomy.topics, taxonomy.tasks, spellings, options.venue, options.year)
     )
     return hashlib.sha256(decided_by.encode("utf-8")).hexdigest()[:24]
 

@@ -1,7 +1,7 @@
 """Tasks papers address: `tasks` (each under a topic) and `paper_tasks` (with the evidence)
 
 Revision ID: 0006
-Revises: 0004
+Revises: 0005
 Create Date: 2026-12-01
 
 The taxonomy's `[[task]]` tables fill `tasks` at each run, as its topics fill `topics`; the
@@ -17,7 +17,7 @@ from alembic import op
 from etl.load.database import drop_views
 
 revision: str = "0006"
-down_revision: str | None = "0004"
+down_revision: str | None = "0005"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
