@@ -22,11 +22,11 @@ BUILDS_ON = [
     },
     {
         "venue": "zorb",
-        "abstract": "We build on ZorbNet and extend it to graphs, outperforming ZorbNet on three benchmarks."
+        "abstract": "We build on ZorbNet and extend it to graphs, outperforming ZorbNet on three benchmarks.",
     },
     {
         "venue": "zorb",
-        "abstract": "Our method improves ZorbNet with Rotary Position Embedding (RoPE) for long inputs."
+        "abstract": "Our method improves ZorbNet with Rotary Position Embedding (RoPE) for long inputs.",
     },
 ]
 
