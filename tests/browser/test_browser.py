@@ -14,7 +14,7 @@ import subprocess
 import sys
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -144,6 +144,28 @@ def screenshot(driver: Any, name: str, height: int | None = None) -> None:
     driver.set_window_size(1200, 900)
 
 
+def next_page(driver: Any, act: Callable[[], object]) -> None:
+    """Do what leaves the page (press Enter in a form, click a link), then wait until the next
+    page has replaced it: elements found before it loads are the old page's, and go stale."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    page = driver.find_element(By.TAG_NAME, "html")
+    act()
+    WebDriverWait(driver, 30).until(expected_conditions.staleness_of(page))
+    WebDriverWait(driver, 30).until(
+        lambda d: d.execute_script("return document.readyState") == "complete"
+    )
+
+
+def submit(driver: Any, field: Any, text: str) -> None:
+    """Type into a form field and press Enter; return once the result page has loaded."""
+    from selenium.webdriver.common.keys import Keys
+
+    next_page(driver, lambda: field.send_keys(text, Keys.ENTER))
+
+
 def cells(driver: Any, column: str) -> list[str]:
     """The texts of a column of Datasette's result table."""
     from selenium.webdriver.common.by import By
@@ -156,11 +178,9 @@ def cells(driver: Any, column: str) -> list[str]:
 
 def test_search_from_the_box_shows_ranked_results(browser: Any, server: str) -> None:
     from selenium.webdriver.common.by import By
-    from selenium.webdriver.common.keys import Keys
 
     browser.get(server + "/papers/ranked_search")
-    box = browser.find_element(By.CSS_SELECTOR, "form.sql input[name=search]")
-    box.send_keys("ZorbNet", Keys.ENTER)
+    submit(browser, browser.find_element(By.CSS_SELECTOR, "form.sql input[name=search]"), "ZorbNet")
     marks = browser.find_elements(By.CSS_SELECTOR, "td.col-snippet mark")
     assert marks and {m.text.lower() for m in marks} == {"zorbnet"}
     labels = cells(browser, "label")
@@ -174,14 +194,13 @@ def test_search_from_the_box_shows_ranked_results(browser: Any, server: str) -> 
 
 def test_search_box_on_the_papers_table_filters(browser: Any, server: str) -> None:
     from selenium.webdriver.common.by import By
-    from selenium.webdriver.common.keys import Keys
 
     browser.get(server + "/papers/papers")
-    browser.find_element(By.ID, "_search").send_keys("zzzzqqq", Keys.ENTER)
+    submit(browser, browser.find_element(By.ID, "_search"), "zzzzqqq")
     assert "0 rows" in browser.find_element(By.CSS_SELECTOR, "h3").text
     search = browser.find_element(By.ID, "_search")
     search.clear()
-    search.send_keys("TraceGrad", Keys.ENTER)
+    submit(browser, search, "TraceGrad")
     assert browser.find_element(By.CSS_SELECTOR, "h3").text.startswith("1 row")
     assert cells(browser, "title") == ["TraceGrad"]  # untitled: its label is shown
     assert console_errors(browser) == []
@@ -193,7 +212,7 @@ def test_a_packaged_view_opens_from_the_database_page(browser: Any, server: str)
     browser.get(server + "/papers")
     first_link = browser.find_element(By.CSS_SELECTOR, ".etl-views a")
     assert first_link.text == "Papers with code"
-    first_link.click()
+    next_page(browser, first_link.click)
     assert browser.find_element(By.TAG_NAME, "h1").text.startswith("Papers with code")
     labels = cells(browser, "label")
     assert len(labels) >= 10 and all(label.strip() for label in labels)
