@@ -8,7 +8,6 @@ which for the `etl` command is this module, and each would otherwise carry all o
 from __future__ import annotations
 
 import functools
-import signal
 import sys
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -31,6 +30,7 @@ from etl.errors import EtlError
 from etl.models import RunReport
 from etl.output import FORMATS, render
 from etl.parallel import default_workers
+from etl.signals import stop_on_sigterm
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -108,6 +108,13 @@ def main() -> None:
     is_flag=True,
     help="If another run holds the database, wait for it instead of exiting.",
 )
+@click.option(
+    "--shard",
+    metavar="I/N",
+    callback=lambda _ctx, _param, value: _parse_shard(value),
+    help="Load only shard I of N of the sorted files (loaders sharing a corpus each take "
+    "one; give them all the same paths).",
+)
 @click.option("--quiet", "-q", is_flag=True, help="No progress display.")
 @handle_errors
 def run_command(
@@ -119,6 +126,7 @@ def run_command(
     full_refresh: bool,
     workers: int,
     wait: bool,
+    shard: tuple[int, int] | None,
     quiet: bool,
 ) -> None:
     """Load paper lists into the database.
@@ -132,7 +140,7 @@ def run_command(
     """
     from etl.pipeline import RunOptions, run
 
-    signal.signal(signal.SIGTERM, _interrupt)
+    stop_on_sigterm()
     options = RunOptions(
         paths=paths,
         database_url=database,
@@ -142,6 +150,7 @@ def run_command(
         full_refresh=full_refresh,
         workers=workers,
         wait=wait,
+        shard=shard,
     )
     show = not quiet and err.is_terminal
     with Progress(
@@ -169,9 +178,14 @@ def run_command(
         sys.exit(EXIT_PARTIAL)
 
 
-def _interrupt(signum: int, frame: object) -> None:
-    """SIGTERM stops a run like Ctrl-C: the current source rolls back, the run is marked."""
-    raise KeyboardInterrupt
+def _parse_shard(value: str | None) -> tuple[int, int] | None:
+    """`I/N` as (I, N), with 1 <= I <= N."""
+    if value is None:
+        return None
+    index, _, count = value.partition("/")
+    if not (index.isdigit() and count.isdigit() and 1 <= int(index) <= int(count)):
+        raise click.BadParameter(f"expected I/N with 1 <= I <= N, got {value!r}")
+    return int(index), int(count)
 
 
 def print_report(report: RunReport) -> None:
@@ -188,7 +202,9 @@ def print_report(report: RunReport) -> None:
     out.print(
         f"Run {report.run_id} {report.status} → {report.database}\n"
         f"  sources  {report.sources_loaded} loaded, {report.sources_skipped} unchanged "
-        f"(skipped), {report.sources_failed} failed\n"
+        f"(skipped), {report.sources_failed} failed"
+        + (f", {report.sources_busy} busy (another loader)" if report.sources_busy else "")
+        + "\n"
         f"  papers   {report.papers_inserted} inserted, {report.papers_updated} updated, "
         f"{report.papers_unchanged} unchanged, {report.papers_removed} removed\n"
         f"  written  {report.links} paper links, {report.methods} paper methods\n"

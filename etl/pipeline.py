@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import hashlib
-import signal
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from itertools import islice
 from pathlib import Path
 
-from sqlalchemy import Engine
+from sqlalchemy import Connection, Engine
+from sqlalchemy.exc import DBAPIError
 
 from etl import extract, load
 from etl.config import mask_url, resolve_database_url
@@ -19,14 +19,18 @@ from etl.errors import EtlError, SourceError
 from etl.load.database import package_dir
 from etl.models import RunReport, SourceFile, SourceReport
 from etl.parallel import TransformPool
+from etl.signals import signals_held
 from etl.transform import Taxonomy, load_taxonomy
 
 # Bump when the transform's output changes, so unchanged sources are re-read once.
 TRANSFORM_VERSION = "1"
-# Records per batch; one batch more than there are workers is in flight. 500 rather than
-# 1,000: at 100,000 records the wall was 67-72 s against 79 s, and the process tree peaked at
-# 236 MB against 267 MB (250 gave 78 s): smaller batches keep the workers busier.
+# Records per batch; one batch more than there are workers is in flight. Small enough to keep
+# the workers busy and memory low, large enough for set-based writes (benchmarks/HISTORY.md).
 BATCH_SIZE = 500
+# A source rolled back because a concurrent loader changed a paper it shares (a deadlock
+# between two sources' transactions, or a paper deleted under it) is loaded again, this often.
+SOURCE_ATTEMPTS = 5
+RETRIED_SQLSTATES = frozenset({"40P01", "40001", "23503"})
 
 ProgressCallback = Callable[[str, int], None]  # (event, count): "source" or "records"
 
@@ -44,18 +48,7 @@ class RunOptions:
     workers: int = 1
     wait: bool = False
     batch_size: int = BATCH_SIZE
-
-
-@dataclass
-class _Totals:
-    """Counts accumulated over a run's sources."""
-
-    sources: list[SourceReport] = field(default_factory=list)
-    counts: load.LoadCounts = field(default_factory=load.LoadCounts)
-    stages: dict[str, float] = field(default_factory=dict)
-
-    def time(self, stage: str, seconds: float) -> None:
-        self.stages[stage] = self.stages.get(stage, 0.0) + seconds
+    shard: tuple[int, int] | None = None  # (I, N): this loader takes files I, I+N, ... (1-based)
 
 
 def default_paths() -> tuple[str, ...]:
@@ -70,23 +63,23 @@ def run(options: RunOptions, progress: ProgressCallback | None = None) -> RunRep
     taxonomy = load_taxonomy(options.taxonomy)
     files, unsupported = extract.discover(options.paths or default_paths())
     engine = load.create_db_engine(url)
-    totals = _Totals(
-        sources=[
-            SourceReport(str(p), "unknown", "ignored", message="unsupported file type")
-            for p in unsupported
-        ]
-    )
     try:
-        with load.run_lock(engine, wait=options.wait):
-            tick = time.perf_counter()
-            load.upgrade_to_head(engine)
-            totals.time("migrate", time.perf_counter() - tick)
-            run_id = load.start_run(engine, _options_record(options))
+        with load.run_lock(engine, wait=options.wait, exclusive=options.full_refresh) as lock:
+            current = _Run(options, engine, taxonomy, lock, progress)
+            current.sources.extend(
+                SourceReport(str(p), "unknown", "ignored", message="unsupported file type")
+                for p in unsupported
+            )
+            with current.timed("migrate"):
+                load.upgrade_to_head(engine)
+            current.run_id, current.interrupted = load.start_run(
+                engine, _options_record(options), lock
+            )
             status, message = "failed", None
             try:
                 with load.first_load_journal(engine):
-                    _load_all(engine, files, options, taxonomy, run_id, totals, progress)
-                status = _status(totals)
+                    current.load_all(shard(files, options.shard))
+                status = current.status()
             except KeyboardInterrupt:
                 status, message = "interrupted", "interrupted by the user"
                 raise
@@ -94,125 +87,179 @@ def run(options: RunOptions, progress: ProgressCallback | None = None) -> RunRep
                 message = str(exc)
                 raise
             finally:
-                report = _report(run_id, status, totals, started, mask_url(url))
+                report = current.report(status, started, mask_url(url))
                 load.finish_run(engine, report, message)
     finally:
         engine.dispose()
     return report
 
 
-def _load_all(
-    engine: Engine,
-    files: Sequence[Path],
-    options: RunOptions,
-    taxonomy: Taxonomy,
-    run_id: int,
-    totals: _Totals,
-    progress: ProgressCallback | None,
-) -> None:
-    """Load each source in its own transaction, then tidy shared rows."""
-    fingerprint = _fingerprint(taxonomy, options)
-    with engine.begin() as connection:
-        if options.full_refresh:
-            load.clear_data(connection)
-        load.sync_topics(connection, taxonomy.topics)
-    with ExitStack() as stack:
-        pool = TransformPool(stack, options.workers, taxonomy)
-        for path in files:
-            totals.sources.append(
-                _load_source(engine, path, options, pool, run_id, fingerprint, totals, progress)
-            )
-            if progress:
-                progress("source", 1)
-    tick = time.perf_counter()
-    with _signals_held(), engine.begin() as connection:
-        if totals.counts.updated or totals.counts.removed:  # only these can orphan shared rows
-            load.delete_orphans(connection)
-        if totals.counts.inserted + totals.counts.updated > 20_000:  # many new FTS segments
-            load.optimize_search(connection)
-    totals.time("index", time.perf_counter() - tick)
+def shard(files: Sequence[Path], part: tuple[int, int] | None) -> list[Path]:
+    """The files of shard I of N: the I-th of every N in sorted order (all of them for None).
+    Loaders that split a corpus this way must each be given the same paths."""
+    ordered = sorted(files)
+    if part is None:
+        return ordered
+    index, count = part
+    return ordered[index - 1 :: count]
 
 
-def _load_source(
-    engine: Engine,
-    path: Path,
-    options: RunOptions,
-    pool: TransformPool,
-    run_id: int,
-    fingerprint: str,
-    totals: _Totals,
-    progress: ProgressCallback | None,
-) -> SourceReport:
-    """Load one file atomically: all of its records, or (on a file-level error) none."""
-    with engine.connect() as connection:
-        state = load.source_state(connection, str(path))
-    if state and not options.full_refresh and _looks_unchanged(path, state, fingerprint):
-        return SourceReport(str(path), state.format, "unchanged")
-    tick = time.perf_counter()
-    try:
-        source = extract.identify(path, venue=options.venue, year=options.year)
-    except SourceError as exc:
-        return SourceReport(str(path), "unknown", "failed", message=str(exc))
-    finally:
-        totals.time("extract", time.perf_counter() - tick)
-    if (
-        state
-        and not options.full_refresh
-        and (state.checksum, state.fingerprint) == (source.checksum, fingerprint)
-    ):
-        with engine.begin() as connection:
-            load.touch_source(connection, source.path, source.mtime_ns)
-        return SourceReport(source.path, source.format, "unchanged")
-    try:
-        with engine.begin() as connection:
-            with _signals_held():
-                loader = load.SourceLoader(connection, source, run_id, fingerprint)
-            for papers, rejects in pool.transform(
-                _batches(source, options.batch_size, totals),
-                lambda seconds: totals.time("transform", seconds),
-            ):
-                tick = time.perf_counter()
-                with _signals_held():
-                    loader.write(papers, rejects)
-                totals.time("load", time.perf_counter() - tick)
-                if progress:
-                    progress("records", len(papers) + len(rejects))
-            with _signals_held():
-                counts = loader.finish()
-    except SourceError as exc:
-        return SourceReport(source.path, source.format, "failed", message=str(exc))
-    totals.counts.add(counts)
-    return SourceReport(source.path, source.format, "loaded", counts.records, counts.rejects)
+class _Run:
+    """One `etl run` in progress: what it was asked, where it writes, and what it has done."""
 
+    def __init__(
+        self,
+        options: RunOptions,
+        engine: Engine,
+        taxonomy: Taxonomy,
+        lock: load.RunLock,
+        progress: ProgressCallback | None,
+    ) -> None:
+        self.options = options
+        self.engine = engine
+        self.taxonomy = taxonomy
+        self.lock = lock
+        self.progress = progress
+        self.fingerprint = _fingerprint(taxonomy, options)
+        self.run_id = 0
+        self.interrupted = 0  # earlier runs found dead: they may have left orphaned rows
+        self.pool: TransformPool | None = None
+        self.sources: list[SourceReport] = []
+        self.counts = load.LoadCounts()
+        self.stages: dict[str, float] = {}
 
-@contextmanager
-def _signals_held() -> Iterator[None]:
-    """Hold Ctrl-C and SIGTERM while the loader writes; one that arrives meanwhile is
-    delivered right after. Raised inside SQLite's executemany, the KeyboardInterrupt would
-    leave a statement unfinished: SQLAlchemy then closes the connection without rolling back,
-    the half-written transaction keeps the file locked while the exception propagates, and
-    the run could not record itself as interrupted."""
-    if not hasattr(signal, "pthread_sigmask"):  # not on Windows
-        yield
-        return
-    held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, held)
-
-
-def _batches(source: SourceFile, size: int, totals: _Totals) -> Iterator[list[extract.Item]]:
-    """Records in bounded batches, timing the extraction (JSON Lines are parsed with the
-    transform, in the workers)."""
-    records = extract.read_items(source)
-    while True:
+    @contextmanager
+    def timed(self, stage: str) -> Iterator[None]:
+        """Add the time spent inside to a stage's total."""
         tick = time.perf_counter()
-        batch = list(islice(records, size))
-        totals.time("extract", time.perf_counter() - tick)
-        if not batch:
-            return
-        yield batch
+        try:
+            yield
+        finally:
+            self.stages[stage] = self.stages.get(stage, 0.0) + time.perf_counter() - tick
+
+    def add_time(self, stage: str) -> Callable[[float], None]:
+        """A callback adding seconds to a stage (for the transform pool)."""
+        return lambda seconds: self.stages.__setitem__(stage, self.stages.get(stage, 0.0) + seconds)
+
+    def load_all(self, files: Sequence[Path]) -> None:
+        """Load each source in its own transaction, then tidy shared rows."""
+        with self.engine.begin() as connection:
+            load.hold_database(connection)
+            if self.options.full_refresh:
+                load.clear_data(connection)
+            load.sync_topics(connection, self.taxonomy.topics)
+        with ExitStack() as stack:
+            self.pool = TransformPool(stack, self.options.workers, self.taxonomy)
+            for path in files:
+                self.sources.append(self.load_source(path))
+                if self.progress:
+                    self.progress("source", 1)
+        self.tidy()
+
+    def tidy(self) -> None:
+        """Delete orphaned lookup rows (waiting for other loaders to finish) and merge the
+        search index's segments, when this run's changes call for it."""
+        counts = self.counts
+        orphans = bool(counts.updated or counts.removed or self.interrupted)
+        optimize = counts.inserted + counts.updated > 20_000  # many new FTS segments
+        with self.timed("index"), self.engine.begin() as connection:
+            if orphans:
+                load.exclude_loaders(connection, self.lock)
+            with signals_held():
+                if orphans:
+                    load.delete_orphans(connection)
+                if optimize:
+                    load.optimize_search(connection)
+
+    def load_source(self, path: Path) -> SourceReport:
+        """Load one file atomically, again if a concurrent loader's change rolled it back."""
+        for attempt in range(1, SOURCE_ATTEMPTS + 1):
+            try:
+                return self._load_source(path)
+            except DBAPIError as exc:
+                sqlstate = getattr(exc.orig, "sqlstate", None)
+                if sqlstate not in RETRIED_SQLSTATES or attempt == SOURCE_ATTEMPTS:
+                    raise
+        raise AssertionError("unreachable")
+
+    def _load_source(self, path: Path) -> SourceReport:
+        """Load one file atomically: all of its records, or (on a file-level error) none; a
+        file another loader holds is skipped as "busy"."""
+        source: SourceFile | None = None
+        try:
+            with self.engine.begin() as connection:
+                if not load.claim_source(connection, str(path)):
+                    return SourceReport(str(path), "unknown", "busy")
+                state = load.source_state(connection, str(path))
+                fresh = self.options.full_refresh
+                if state and not fresh and _looks_unchanged(path, state, self.fingerprint):
+                    return SourceReport(str(path), state.format, "unchanged")
+                with self.timed("extract"):
+                    source = extract.identify(
+                        path, venue=self.options.venue, year=self.options.year
+                    )
+                known = (state.checksum, state.fingerprint) if state else None
+                if not fresh and known == (source.checksum, self.fingerprint):
+                    load.touch_source(connection, source.path, source.mtime_ns)
+                    return SourceReport(source.path, source.format, "unchanged")
+                counts = self._write_source(connection, source)
+        except SourceError as exc:
+            where = (source.path, source.format) if source else (str(path), "unknown")
+            return SourceReport(*where, "failed", message=str(exc))
+        self.counts.add(counts)
+        return SourceReport(source.path, source.format, "loaded", counts.records, counts.rejects)
+
+    def _write_source(self, connection: Connection, source: SourceFile) -> load.LoadCounts:
+        """Transform a source's records in batches and write them."""
+        assert self.pool is not None
+        with signals_held():
+            loader = load.SourceLoader(connection, source, self.run_id, self.fingerprint)
+        try:
+            batches = self.pool.transform(self._batches(source), self.add_time("transform"))
+            for papers, rejects in batches:
+                with self.timed("load"), signals_held():
+                    loader.write(papers, rejects)
+                if self.progress:
+                    self.progress("records", len(papers) + len(rejects))
+            with signals_held():
+                return loader.finish()
+        finally:
+            loader.close()
+
+    def _batches(self, source: SourceFile) -> Iterator[list[extract.Item]]:
+        """Records in bounded batches, timing the extraction (JSON Lines are parsed with the
+        transform, in the workers)."""
+        records = extract.read_items(source)
+        while True:
+            with self.timed("extract"):
+                batch = list(islice(records, self.options.batch_size))
+            if not batch:
+                return
+            yield batch
+
+    def status(self) -> str:
+        """`succeeded`, or `partial` when a source failed or records were rejected."""
+        failed = any(s.status == "failed" for s in self.sources)
+        return "partial" if failed or self.counts.rejects else "succeeded"
+
+    def report(self, status: str, started: float, database: str) -> RunReport:
+        """The run's outcome and counts."""
+        counts = self.counts
+        return RunReport(
+            run_id=self.run_id,
+            status=status,
+            sources=tuple(self.sources),
+            papers_inserted=counts.inserted,
+            papers_updated=counts.updated,
+            papers_unchanged=counts.unchanged,
+            papers_removed=counts.removed,
+            links=counts.links,
+            methods=counts.methods,
+            rejects=counts.rejects,
+            seconds=time.perf_counter() - started,
+            stage_seconds=dict(self.stages),
+            database=database,
+        )
 
 
 def _fingerprint(taxonomy: Taxonomy, options: RunOptions) -> str:
@@ -234,32 +281,7 @@ def _looks_unchanged(path: Path, state: load.SourceState, fingerprint: str) -> b
     )
 
 
-def _status(totals: _Totals) -> str:
-    """`succeeded`, or `partial` when a source failed or records were rejected."""
-    failed = any(s.status == "failed" for s in totals.sources)
-    return "partial" if failed or totals.counts.rejects else "succeeded"
-
-
 def _options_record(options: RunOptions) -> dict[str, object]:
     record = asdict(options)
     record["database_url"] = mask_url(resolve_database_url(options.database_url))
     return record
-
-
-def _report(run_id: int, status: str, totals: _Totals, started: float, database: str) -> RunReport:
-    counts = totals.counts
-    return RunReport(
-        run_id=run_id,
-        status=status,
-        sources=tuple(totals.sources),
-        papers_inserted=counts.inserted,
-        papers_updated=counts.updated,
-        papers_unchanged=counts.unchanged,
-        papers_removed=counts.removed,
-        links=counts.links,
-        methods=counts.methods,
-        rejects=counts.rejects,
-        seconds=time.perf_counter() - started,
-        stage_seconds=dict(totals.stages),
-        database=database,
-    )

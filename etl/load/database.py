@@ -20,6 +20,7 @@ from sqlalchemy.exc import OperationalError, SQLAlchemyError
 
 from etl.config import mask_url
 from etl.errors import DatabaseError
+from etl.load import locks
 
 SQLITE_BUSY_TIMEOUT_MS = 30_000
 SQLITE_CACHE_KIB = 32 * 1024
@@ -151,6 +152,7 @@ def upgrade_to_head(engine: Engine) -> None:
     """Apply every pending migration; the schema exists only through them."""
     try:
         with engine.begin() as connection:
+            locks.hold_database(connection)  # two loaders starting together migrate once
             if current_revision(connection) == head_revision():
                 return
             command.upgrade(alembic_config(connection), "head")

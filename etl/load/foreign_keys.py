@@ -21,6 +21,7 @@ from sqlalchemy import Connection, ForeignKeyConstraint, select
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.schema import AddConstraint, DropConstraint
 
+from etl.load import locks
 from etl.load import schema as s
 
 FILLED_BY_A_LOAD = (s.papers, s.authors, s.links, s.methods)
@@ -46,7 +47,11 @@ class ForeignKeysCheckedAtEnd:
     def __init__(self, connection: Connection) -> None:
         self.connection = connection
         self.dropped: list[ForeignKeyConstraint] = []
-        if connection.dialect.name == "postgresql" and _no_papers(connection):
+        if (
+            connection.dialect.name == "postgresql"
+            and _no_papers(connection)
+            and not locks.other_loaders(connection)  # it would hold them all back
+        ):
             self.dropped = _drop(connection, keys_into_filled_tables())
 
     def restore(self) -> None:
