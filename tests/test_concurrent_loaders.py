@@ -1,0 +1,171 @@
+"""Several `etl run` processes loading one corpus into one PostgreSQL database at once."""
+
+from __future__ import annotations
+
+import json
+import random
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy import create_engine, text
+from sqlalchemy.exc import DBAPIError
+
+from etl.load import run_lock, start_run, upgrade_to_head
+from etl.load import schema as s
+from tests.conftest import fetch, fetch_one, fresh_postgres_database, load
+
+pytestmark = pytest.mark.postgres
+
+PAPER = "JOIN papers p ON p.pk = x.paper_pk"
+# Every table but `runs` (each loader records its own), by natural keys: what a serial load
+# and a concurrent one must agree on, whatever row numbers and ids they gave.
+BY_NATURAL_KEYS = {
+    "papers": "SELECT id, venue, year, title, abstract, abstract_raw, status, keywords, extra, "
+    "method_names, content_hash FROM papers",
+    "sources": "SELECT path, checksum, fingerprint, format, venue, year, size_bytes, mtime_ns, "
+    "record_count, reject_count FROM sources",
+    "paper_sources": "SELECT p.id, s.path, x.position FROM paper_sources x "
+    f"{PAPER} JOIN sources s ON s.id = x.source_id",
+    "authors": "SELECT name FROM authors",
+    "paper_authors": "SELECT p.id, x.position, a.name FROM paper_authors x "
+    f"{PAPER} JOIN authors a ON a.id = x.author_id",
+    "links": "SELECT url, host, kind, repo_owner, repo_name FROM links",
+    "paper_links": "SELECT p.id, l.url, x.found_in FROM paper_links x "
+    f"{PAPER} JOIN links l ON l.id = x.link_id",
+    "methods": "SELECT key, name, kind FROM methods",
+    "method_aliases": "SELECT x.key, x.alias, m.key FROM method_aliases x "
+    "JOIN methods m ON m.id = x.method_id",
+    "paper_methods": "SELECT p.id, m.key, x.role, x.surface FROM paper_methods x "
+    f"{PAPER} JOIN methods m ON m.id = x.method_id",
+    "acronyms": f"SELECT p.id, x.acronym, x.expansion FROM acronyms x {PAPER}",
+    "paper_topics": f"SELECT p.id, x.topic_slug, x.score, x.evidence FROM paper_topics x {PAPER}",
+    "topics": "SELECT slug, name, parent_slug, terms FROM topics",
+    "rejects": "SELECT source_path, position, reason, raw FROM rejects",
+}
+AUTHORS = [f"{first} {last}" for first in ("Ada", "Bo", "Chen", "Dana", "Eli") for last in "PQRSTU"]
+COMMON = ("BERT", "ResNet", "Adam", "ImageNet", "Transformer")
+WORDS = "sparse graph attention kernel retrieval robust token memory latent policy".split()
+
+
+def snapshot(url: str) -> dict[str, list[tuple[Any, ...]]]:
+    """Every table's rows by natural keys, sorted."""
+    return {name: sorted(fetch(url, sql), key=repr) for name, sql in BY_NATURAL_KEYS.items()}
+
+
+def record(rng: random.Random, number: int) -> dict[str, Any]:
+    """A made-up paper: a coined method, common methods, shared authors, sometimes a repo."""
+    words = " ".join(rng.choice(WORDS) for _ in range(40))
+    common = rng.sample(COMMON, 2)
+    abstract = (
+        f"We propose **Kelo{number}Net**, a method for {words}. We compare it with "
+        f"{common[0]} and {common[1]} using Low-Rank Adaptation (LoRA). Paper {number}."
+    )
+    result: dict[str, Any] = {
+        "title": f"Kelo{number}Net for {rng.choice(WORDS)} learning",
+        "abstract": abstract,
+        "authors": ", ".join(rng.sample(AUTHORS, 3)),
+        "venue": "MADEUP",
+        "year": 2025,
+    }
+    if number % 3 == 0:
+        result["code_url"] = f"https://github.com/lab{number % 5}/shared-tools"
+    return result
+
+
+def write_files(folder: Path, files: int = 8, per_file: int = 400) -> None:
+    """`files` JSON Lines files; every file also repeats 40 papers of the file before it (the
+    same records), and one line of each is not JSON (a reject)."""
+    rng = random.Random(21)
+    folder.mkdir()
+    papers = [[record(rng, f * per_file + i) for i in range(per_file)] for f in range(files)]
+    for index in range(files):
+        shared = papers[index - 1][:40]
+        lines = [json.dumps(r) for r in [*papers[index], *shared]]
+        lines.insert(7, "{not json")
+        (folder / f"list_{index + 1}.jsonl").write_text("\n".join(lines) + "\n", "utf-8")
+
+
+def loader(folder: Path, url: str, *extra: str) -> subprocess.Popen[bytes]:
+    """A real `etl run` in a child process."""
+    command = [sys.executable, "-m", "etl", "run", str(folder), "-q", "--workers", "1", *extra]
+    return subprocess.Popen(
+        [*command, "--db", url], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
+
+
+def wait_for_a_source_of(url: str, process: subprocess.Popen[bytes], shard: str) -> None:
+    """Block until the loader given `--shard <shard>` has committed a source."""
+    index, count = shard.split("/")
+    pattern = f'%"shard": [{index}, {count}]%'
+    query = (
+        "SELECT count(*) FROM sources s JOIN runs r ON r.id = s.run_id "
+        "WHERE r.options LIKE :pattern AND r.status = 'running'"
+    )
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        assert process.poll() is None, "the loader ended before it could be killed"
+        try:
+            if fetch_one(url, query, {"pattern": pattern}):
+                return
+        except DBAPIError:  # not migrated yet
+            pass
+        time.sleep(0.05)
+    raise AssertionError("the loader committed no source within two minutes")
+
+
+@pytest.mark.slow
+def test_four_loaders_one_killed_then_a_rerun_equal_one_serial_load(tmp_path: Path) -> None:
+    folder = tmp_path / "lists"
+    write_files(folder)
+    with fresh_postgres_database() as serial_url, fresh_postgres_database() as url:
+        load(serial_url, folder)
+        expected = snapshot(serial_url)
+        assert set(expected) == set(s.metadata.tables) - {"runs"}  # every table is compared
+        assert len(expected["papers"]) == 8 * 400 and len(expected["rejects"]) == 8
+
+        killed = loader(folder, url, "--shard", "1/2")
+        others = [loader(folder, url, "--shard", "2/2"), loader(folder, url), loader(folder, url)]
+        wait_for_a_source_of(url, killed, "1/2")
+        killed.kill()  # SIGKILL, mid-load: its run is still `running`
+        killed.wait(timeout=60)
+        for process in others:
+            _, errors = process.communicate(timeout=600)
+            assert process.returncode in (0, 3), errors.decode()
+        statuses = sorted(str(row[0]) for row in fetch(url, "SELECT status FROM runs"))
+        # the killed run is still `running` (nobody has noticed yet); no live run was marked
+        assert statuses.count("running") == 1
+        assert set(statuses) - {"running"} <= {"succeeded", "partial"}
+
+        rerun = load(url, folder)
+        assert rerun.sources_failed == 0
+        assert snapshot(url) == expected
+        statuses = sorted(str(row[0]) for row in fetch(url, "SELECT status FROM runs"))
+        assert statuses.count("interrupted") == 1 and "running" not in statuses
+
+
+def test_a_new_run_leaves_a_live_loaders_run_running(postgres_url: str) -> None:
+    first, second = create_engine(postgres_url), create_engine(postgres_url)
+    try:
+        upgrade_to_head(first)
+        with run_lock(first, exclusive=False) as lock:
+            live, _ = start_run(first, {}, lock)
+            with run_lock(second, exclusive=False) as other:
+                _, interrupted = start_run(second, {}, other)
+                assert interrupted == 0
+                assert fetch_one(postgres_url, f"SELECT status FROM runs WHERE id = {live}") == (
+                    "running"
+                )
+        # its holder is gone (the lock released with its connection): now it is interrupted
+        with run_lock(second, exclusive=False) as other:
+            _, interrupted = start_run(second, {}, other)
+        assert interrupted == 2
+        with second.connect() as connection:
+            status = connection.scalar(text("SELECT status FROM runs WHERE id = :id"), {"id": live})
+        assert status == "interrupted"
+    finally:
+        first.dispose()
+        second.dispose()
