@@ -202,9 +202,7 @@ def print_report(report: RunReport) -> None:
     out.print(
         f"Run {report.run_id} {report.status} → {report.database}\n"
         f"  sources  {report.sources_loaded} loaded, {report.sources_skipped} unchanged "
-        f"(skipped), {report.sources_failed} failed"
-        + (f", {report.sources_busy} busy (another loader)" if report.sources_busy else "")
-        + "\n"
+        f"(skipped), {report.sources_failed} failed\n"
         f"  papers   {report.papers_inserted} inserted, {report.papers_updated} updated, "
         f"{report.papers_unchanged} unchanged, {report.papers_removed} removed\n"
         f"  written  {report.links} paper links, {report.methods} paper methods\n"

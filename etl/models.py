@@ -207,7 +207,7 @@ class SourceReport:
 
     path: str
     format: str
-    status: str  # "loaded", "unchanged" (skipped), "busy" (another loader had it), "failed"
+    status: str  # "loaded", "unchanged" (skipped), "failed"
     records: int = 0
     rejects: int = 0
     message: str | None = None
@@ -240,11 +240,6 @@ class RunReport:
     def sources_skipped(self) -> int:
         """Sources skipped because their checksum had not changed."""
         return sum(1 for s in self.sources if s.status == "unchanged")
-
-    @property
-    def sources_busy(self) -> int:
-        """Sources skipped because another loader was loading them at the time."""
-        return sum(1 for s in self.sources if s.status == "busy")
 
     @property
     def sources_failed(self) -> int:

@@ -150,11 +150,19 @@ class _Run:
             load.sync_topics(connection, self.taxonomy.topics)
         with ExitStack() as stack:
             self.pool = TransformPool(stack, self.options.workers, self.taxonomy)
-            for path in files:
-                self.sources.append(self.load_source(path))
-                if self.progress:
-                    self.progress("source", 1)
+            held = [path for path in files if not self._add(self.load_source(path, wait=False))]
+            for path in held:  # another loader had them: wait for it (most are then unchanged)
+                self._add(self.load_source(path, wait=True))
         self.tidy()
+
+    def _add(self, report: SourceReport | None) -> bool:
+        """Count a source's outcome; False for a source another loader holds."""
+        if report is None:
+            return False
+        self.sources.append(report)
+        if self.progress:
+            self.progress("source", 1)
+        return True
 
     def tidy(self) -> None:
         """Delete orphaned lookup rows (waiting for other loaders to finish) and merge the
@@ -171,25 +179,25 @@ class _Run:
                 if optimize:
                     load.optimize_search(connection)
 
-    def load_source(self, path: Path) -> SourceReport:
+    def load_source(self, path: Path, *, wait: bool) -> SourceReport | None:
         """Load one file atomically, again if a concurrent loader's change rolled it back."""
         for attempt in range(1, SOURCE_ATTEMPTS + 1):
             try:
-                return self._load_source(path)
+                return self._load_source(path, wait=wait)
             except DBAPIError as exc:
                 sqlstate = getattr(exc.orig, "sqlstate", None)
                 if sqlstate not in RETRIED_SQLSTATES or attempt == SOURCE_ATTEMPTS:
                     raise
         raise AssertionError("unreachable")
 
-    def _load_source(self, path: Path) -> SourceReport:
-        """Load one file atomically: all of its records, or (on a file-level error) none; a
-        file another loader holds is skipped as "busy"."""
+    def _load_source(self, path: Path, *, wait: bool) -> SourceReport | None:
+        """Load one file atomically: all of its records, or (on a file-level error) none.
+        None when another loader holds the file and `wait` is false."""
         source: SourceFile | None = None
         try:
             with self.engine.begin() as connection:
-                if not load.claim_source(connection, str(path)):
-                    return SourceReport(str(path), "unknown", "busy")
+                if not load.claim_source(connection, str(path), wait=wait):
+                    return None
                 state = load.source_state(connection, str(path))
                 fresh = self.options.full_refresh
                 if state and not fresh and _looks_unchanged(path, state, self.fingerprint):

@@ -47,7 +47,13 @@ BY_NATURAL_KEYS = {
     "rejects": "SELECT source_path, position, reason, raw FROM rejects",
 }
 AUTHORS = [f"{first} {last}" for first in ("Ada", "Bo", "Chen", "Dana", "Eli") for last in "PQRSTU"]
-COMMON = ("BERT", "ResNet", "Adam", "ImageNet", "Transformer")
+COMMON = (
+    "It builds on BERT.",
+    "It is trained with Adam.",
+    "We evaluate it on ImageNet.",
+    "It extends ResNet.",
+    "It uses Low-Rank Adaptation (LoRA).",
+)
 WORDS = "sparse graph attention kernel retrieval robust token memory latent policy".split()
 
 
@@ -57,16 +63,14 @@ def snapshot(url: str) -> dict[str, list[tuple[Any, ...]]]:
 
 
 def record(rng: random.Random, number: int) -> dict[str, Any]:
-    """A made-up paper: a coined method, common methods, shared authors, sometimes a repo."""
+    """A made-up paper: a coined method, common methods, shared authors, sometimes a repo.
+    Each common method is named in the same sentence wherever it appears: a method takes its
+    name and kind from its first mention, and "first" differs between loaders side by side."""
     words = " ".join(rng.choice(WORDS) for _ in range(40))
-    common = rng.sample(COMMON, 2)
-    abstract = (
-        f"We propose **Kelo{number}Net**, a method for {words}. We compare it with "
-        f"{common[0]} and {common[1]} using Low-Rank Adaptation (LoRA). Paper {number}."
-    )
+    common = " ".join(sentence for sentence in COMMON if rng.random() < 0.5)
     result: dict[str, Any] = {
         "title": f"Kelo{number}Net for {rng.choice(WORDS)} learning",
-        "abstract": abstract,
+        "abstract": f"We propose **Kelo{number}Net**, a method for {words}. {common} #{number}.",
         "authors": ", ".join(rng.sample(AUTHORS, 3)),
         "venue": "MADEUP",
         "year": 2025,
@@ -140,6 +144,9 @@ def test_four_loaders_one_killed_then_a_rerun_equal_one_serial_load(tmp_path: Pa
         assert statuses.count("running") == 1
         assert set(statuses) - {"running"} <= {"succeeded", "partial"}
 
+        # The loaders given every file came back to the one the killed loader held, and
+        # loaded it once its lock was gone with it: nothing is missing even before a rerun.
+        assert snapshot(url) == expected
         rerun = load(url, folder)
         assert rerun.sources_failed == 0
         assert snapshot(url) == expected

@@ -12,8 +12,9 @@ locks (keys in a namespace of our own, bound as parameters):
   migrations and the topic sync;
 - one lock per run id, held for the run's length: a `running` run whose lock is free belongs
   to a process that died, and is marked interrupted;
-- one lock per source path, held by the source's transaction: a source another loader is
-  loading is skipped as "busy";
+- one lock per source path, held by the source's transaction: a loader skips a source
+  another loader is loading, and comes back to it at the end, waiting for it then (by when
+  it is usually loaded, and unchanged; a loader killed meanwhile left it to the others);
 - one lock per lookup table (authors, links, methods), held by the short transaction that
   adds a batch's new lookup rows, so that loaders add them one at a time (no duplicate, no
   deadlock, ids read back by range).
@@ -159,13 +160,16 @@ def run_is_dead(connection: Connection, run_id: int) -> bool:
     )
 
 
-def claim_source(connection: Connection, path: str) -> bool:
-    """Hold a source for this transaction; False when another loader holds it (PostgreSQL)."""
+def claim_source(connection: Connection, path: str, *, wait: bool) -> bool:
+    """Hold a source for this transaction (PostgreSQL), waiting for the loader that holds it
+    or, without `wait`, returning False at once."""
     if connection.dialect.name != "postgresql":
         return True
-    return bool(
-        connection.scalar(text("SELECT pg_try_advisory_xact_lock(:a, :b)"), _pair(SOURCES, path))
-    )
+    key = _pair(SOURCES, path)
+    if wait:
+        connection.execute(text("SELECT pg_advisory_xact_lock(:a, :b)"), key)
+        return True
+    return bool(connection.scalar(text("SELECT pg_try_advisory_xact_lock(:a, :b)"), key))
 
 
 def hold_lookup_table(connection: Connection, table: str) -> None:
