@@ -1,7 +1,7 @@
 """Running the pure transform in worker processes.
 
 Workers import only this module, the models, the extract and transform stages (not SQLAlchemy
-or the loader), so each costs about 20 MB. They parse JSON Lines records (sent as their text)
+or the loader), so each stays small. They parse JSON Lines records (sent as their text)
 and return `PaperRows`, which unpickle quickly in the loading process.
 """
 

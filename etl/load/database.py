@@ -24,10 +24,9 @@ from etl.load import locks
 
 SQLITE_BUSY_TIMEOUT_MS = 30_000
 SQLITE_CACHE_KIB = 32 * 1024
-# Pages of a new database file. Only one paper row (two abstracts, about 2.6 KB) fits in a
-# 4 KB page, wasting over a third of it; 16 KB pages hold six, and make shallower indexes:
-# a 1,000,000-record first load wrote 4.7 GB instead of 6.1 GB, in 379 s instead of 398 s
-# (same day; at 100,000 records the wall is the same). Existing files keep their page size.
+# Pages of a new database file. Only one paper row (two abstracts) fits in a 4 KB page,
+# wasting much of it; 16 KB pages hold several, and make shallower indexes, so a large load
+# writes less (benchmarks/HISTORY.md). Existing files keep their page size.
 SQLITE_PAGE_SIZE = 16 * 1024
 
 
@@ -104,8 +103,8 @@ def first_load_journal(engine: Engine) -> Iterator[bool]:
     """Write a first load into an empty SQLite database with a rollback journal, not the WAL.
 
     In WAL mode every page of a large first load is written twice (to the log, then into the
-    file), and each page read that misses the cache searches a log that grows with the load: at
-    1,000,000 records a run took 664 s in WAL mode and 560 s this way. A rollback journal
+    file), and each page read that misses the cache searches a log that grows with the load
+    (benchmarks/HISTORY.md has the measurement). A rollback journal
     writes new pages once and keeps only the few that existed before, with the same
     all-or-nothing commit. Nobody can be reading papers that do not exist yet; SQLite refuses
     the switch while another connection has the file open, and then the load simply stays in

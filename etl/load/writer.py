@@ -267,7 +267,11 @@ class SourceLoader:
         insert_rows(self.connection, s.paper_authors, ("paper_pk", "position", "author_id"), rows)
 
     def _write_links(self, papers: Sequence[KeyedPaper]) -> None:
-        links = {link[0]: link[:5] for _, p in papers for link in p.links}
+        links = {
+            url: (url, host, kind, owner, repo)
+            for _, p in papers
+            for url, host, kind, owner, repo, _found_in in p.links
+        }
         if not links:
             return
         columns = ("url", "host", "kind", "repo_owner", "repo_name")
@@ -285,7 +289,7 @@ class SourceLoader:
 
     def _write_methods(self, papers: Sequence[KeyedPaper]) -> None:
         """Methods merge across papers through their alias keys; new ones are created in bulk."""
-        mentions = [(pk, m) for pk, p in papers for m in p.methods if m[5]]
+        mentions = [(pk, m) for pk, p in papers for m in p.methods if _keys(m)]
         if not mentions:
             return
         with self.lookups(s.methods) as connection:
@@ -363,10 +367,11 @@ def _resolve_methods(
 ) -> dict[tuple[int, int], tuple[int, int, str, str]]:
     """The paper_methods rows of (paper row number, mention): each mention's method found by
     an alias key, or created with its aliases."""
-    all_keys = {k for _, m in mentions for k in m[5]}
+    all_keys = {k for _, m in mentions for k in _keys(m)}
     known = select_map(connection, s.method_aliases.c.key, s.method_aliases.c.method_id, all_keys)
     stored_keys = set(known)
-    canonical = _cluster_keys([m[5] for _, m in mentions if not any(k in known for k in m[5])])
+    unknown = [_keys(m) for _, m in mentions if not any(k in known for k in _keys(m))]
+    canonical = _cluster_keys(unknown)
     new_methods = {
         canonical[keys[0]]: (canonical[keys[0]], name, kind)
         for _, (name, kind, _role, _surface, _aliases, keys) in reversed(mentions)
@@ -386,6 +391,12 @@ def _resolve_methods(
             rows[(pk, method_id)] = (pk, method_id, role, surface)
     insert_rows(connection, s.method_aliases, ("key", "alias", "method_id"), list(aliases.values()))
     return rows
+
+
+def _keys(mention: MethodValues) -> tuple[str, ...]:
+    """A method mention's alias keys (the spellings that merge into one method)."""
+    _name, _kind, _role, _surface, _aliases, keys = mention
+    return keys
 
 
 def _create_methods(
