@@ -181,14 +181,15 @@ class _Run:
 
     def load_source(self, path: Path, *, wait: bool) -> SourceReport | None:
         """Load one file atomically, again if a concurrent loader's change rolled it back."""
-        for attempt in range(1, SOURCE_ATTEMPTS + 1):
+        for _ in range(SOURCE_ATTEMPTS):
             try:
                 return self._load_source(path, wait=wait)
             except DBAPIError as exc:
-                sqlstate = getattr(exc.orig, "sqlstate", None)
-                if sqlstate not in RETRIED_SQLSTATES or attempt == SOURCE_ATTEMPTS:
+                if getattr(exc.orig, "sqlstate", None) not in RETRIED_SQLSTATES:
                     raise
-        raise AssertionError("unreachable")
+                problem = str(exc.orig).splitlines()[0]
+        message = f"{path}: rolled back {SOURCE_ATTEMPTS} times by other loaders ({problem})"
+        return SourceReport(str(path), "unknown", "failed", message=message)
 
     def _load_source(self, path: Path, *, wait: bool) -> SourceReport | None:
         """Load one file atomically: all of its records, or (on a file-level error) none.

@@ -6,7 +6,9 @@ import json
 import random
 import subprocess
 import sys
+import threading
 import time
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +18,8 @@ from sqlalchemy.exc import DBAPIError
 
 from etl.load import run_lock, start_run, upgrade_to_head
 from etl.load import schema as s
+from etl.models import RunReport
+from etl.pipeline import RunOptions, run
 from tests.conftest import fetch, fetch_one, fresh_postgres_database, load
 
 pytestmark = pytest.mark.postgres
@@ -176,3 +180,76 @@ def test_a_new_run_leaves_a_live_loaders_run_running(postgres_url: str) -> None:
     finally:
         first.dispose()
         second.dispose()
+
+
+def test_a_source_rolled_back_by_a_deadlock_is_loaded_again(
+    tmp_path: Path, postgres_url: str
+) -> None:
+    """Another writer inserts the file's second paper, then its first, while the loader
+    inserts them the other way round: PostgreSQL breaks the cycle by failing the loader's
+    transaction, and the loader loads the file again once the other writer commits."""
+    rng = random.Random(5)
+    lines = [json.dumps(record(rng, number)) for number in (1, 2)]
+    path = tmp_path / "two.jsonl"
+    path.write_text("\n".join(lines) + "\n", "utf-8")
+    reference = f"sqlite:///{tmp_path / 'reference.db'}"
+    load(reference, path)
+    first, second = (
+        str(row[0])
+        for row in fetch(reference, "SELECT p.id FROM papers p ORDER BY p.pk")  # load order
+    )
+    engine = create_engine(postgres_url)
+    other = engine.connect()
+    try:
+        upgrade_to_head(engine)
+        run_id = other.execute(
+            s.runs.insert().values(started_at=datetime.now(), status="succeeded")
+        ).inserted_primary_key[0]
+        _insert_paper(other, "unrelated", run_id)  # so the loader keeps its foreign keys
+        other.commit()
+        other.exec_driver_sql("SET deadlock_timeout = '10s'")  # the loader detects it first
+        _insert_paper(other, second, run_id)  # uncommitted: the loader will wait for it
+        outcome: list[RunReport] = []
+        options = RunOptions(paths=(str(path),), database_url=postgres_url, batch_size=1)
+        loading = threading.Thread(target=lambda: outcome.append(run(options)))
+        loading.start()
+        _wait_until_blocked(postgres_url)  # on `second`, holding `first`
+        _insert_paper(other, first, run_id)  # the cycle: the loader's transaction fails
+        other.commit()
+        loading.join(timeout=120)
+    finally:
+        other.close()
+        engine.dispose()
+    (report,) = outcome
+    assert report.status == "succeeded" and report.sources_loaded == 1
+    assert (report.papers_inserted, report.papers_updated) == (0, 2)  # found the other's rows
+    stale = fetch(postgres_url, "SELECT id FROM papers WHERE content_hash = 'stale'")
+    assert stale == [("unrelated",)]
+    loaded = fetch(postgres_url, "SELECT count(*) FROM paper_sources")
+    assert loaded == [(2,)]
+
+
+def _insert_paper(connection: Any, paper_id: str, run_id: int) -> None:
+    """A paper row written by another writer, with content the loader will replace."""
+    connection.execute(
+        s.papers.insert().values(
+            id=paper_id,
+            abstract="stale",
+            abstract_raw="stale",
+            content_hash="stale",
+            created_run_id=run_id,
+            updated_run_id=run_id,
+        )
+    )
+
+
+def _wait_until_blocked(url: str) -> None:
+    """Block until a session of the database waits for a lock."""
+    query = (
+        "SELECT count(*) FROM pg_stat_activity "
+        "WHERE datname = current_database() AND wait_event_type = 'Lock'"
+    )
+    deadline = time.monotonic() + 60
+    while not fetch_one(url, query):
+        assert time.monotonic() < deadline, "the loader never waited for the other writer"
+        time.sleep(0.02)
