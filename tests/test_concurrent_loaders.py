@@ -1,4 +1,5 @@
-"""Several `etl run` processes loading one corpus into one PostgreSQL database at once."""
+"""Several `etl run` processes loading one corpus into one PostgreSQL database at once, and
+`--shard` on both backends."""
 
 from __future__ import annotations
 
@@ -16,13 +17,12 @@ import pytest
 from sqlalchemy import create_engine, text
 from sqlalchemy.exc import DBAPIError
 
+from etl.errors import LockedError
 from etl.load import run_lock, start_run, upgrade_to_head
 from etl.load import schema as s
 from etl.models import RunReport
 from etl.pipeline import RunOptions, run
-from tests.conftest import fetch, fetch_one, fresh_postgres_database, load
-
-pytestmark = pytest.mark.postgres
+from tests.conftest import BACKENDS, fetch, fetch_one, fresh_database, fresh_postgres_database, load
 
 PAPER = "JOIN papers p ON p.pk = x.paper_pk"
 # Every table but `runs` (each loader records its own), by natural keys: what a serial load
@@ -125,6 +125,7 @@ def wait_for_a_source_of(url: str, process: subprocess.Popen[bytes], shard: str)
     raise AssertionError("the loader committed no source within two minutes")
 
 
+@pytest.mark.postgres
 @pytest.mark.slow
 def test_four_loaders_one_killed_then_a_rerun_equal_one_serial_load(tmp_path: Path) -> None:
     folder = tmp_path / "lists"
@@ -158,6 +159,7 @@ def test_four_loaders_one_killed_then_a_rerun_equal_one_serial_load(tmp_path: Pa
         assert statuses.count("interrupted") == 1 and "running" not in statuses
 
 
+@pytest.mark.postgres
 def test_a_new_run_leaves_a_live_loaders_run_running(postgres_url: str) -> None:
     first, second = create_engine(postgres_url), create_engine(postgres_url)
     try:
@@ -182,6 +184,7 @@ def test_a_new_run_leaves_a_live_loaders_run_running(postgres_url: str) -> None:
         second.dispose()
 
 
+@pytest.mark.postgres
 def test_a_source_rolled_back_by_a_deadlock_is_loaded_again(
     tmp_path: Path, postgres_url: str
 ) -> None:
@@ -253,3 +256,39 @@ def _wait_until_blocked(url: str) -> None:
     while not fetch_one(url, query):
         assert time.monotonic() < deadline, "the loader never waited for the other writer"
         time.sleep(0.02)
+
+
+@pytest.mark.postgres
+def test_a_full_refresh_runs_alone(tmp_path: Path, postgres_url: str) -> None:
+    engine = create_engine(postgres_url)
+    try:
+        with run_lock(engine, exclusive=False):  # a loader is running
+            with pytest.raises(LockedError, match="--wait"):
+                load(postgres_url, full_refresh=True)
+            assert load(postgres_url).status == "succeeded"  # another loader may join it
+        full_refresh_running = run_lock(engine, exclusive=True)
+        with full_refresh_running, pytest.raises(LockedError, match="--full-refresh"):
+            load(postgres_url)
+    finally:
+        engine.dispose()
+
+
+@pytest.mark.parametrize("kind", BACKENDS)
+def test_shards_split_the_sorted_files(tmp_path: Path, kind: str) -> None:
+    folder = tmp_path / "lists"
+    write_files(folder, files=8, per_file=5)
+    with fresh_database(kind, tmp_path) as url:
+        command = [sys.executable, "-m", "etl", "run", str(folder), "-q", "--db", url]
+        for shard in ("2/3", "3/3"):
+            result = subprocess.run([*command, "--shard", shard], capture_output=True, timeout=300)
+            assert result.returncode == 3, result.stderr  # each file has a reject
+        loaded = sorted(Path(str(row[0])).name for row in fetch(url, "SELECT path FROM sources"))
+        assert loaded == [
+            "list_2.jsonl",
+            "list_3.jsonl",
+            "list_5.jsonl",
+            "list_6.jsonl",
+            "list_8.jsonl",
+        ]
+        bad = subprocess.run([*command, "--shard", "4/3"], capture_output=True, text=True)
+        assert bad.returncode == 2 and "expected I/N with 1 <= I <= N" in bad.stderr
