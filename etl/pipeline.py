@@ -7,6 +7,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import asdict, dataclass
+from functools import partial
 from itertools import islice
 from pathlib import Path
 
@@ -95,13 +96,12 @@ def run(options: RunOptions, progress: ProgressCallback | None = None) -> RunRep
 
 
 def shard(files: Sequence[Path], part: tuple[int, int] | None) -> list[Path]:
-    """The files of shard I of N: the I-th of every N in sorted order (all of them for None).
+    """The files of shard I of N: the I-th of every N in sorted order (all, as found, for None).
     Loaders that split a corpus this way must each be given the same paths."""
-    ordered = sorted(files)
     if part is None:
-        return ordered
+        return list(files)
     index, count = part
-    return ordered[index - 1 :: count]
+    return sorted(files)[index - 1 :: count]
 
 
 class _Run:
@@ -135,11 +135,11 @@ class _Run:
         try:
             yield
         finally:
-            self.stages[stage] = self.stages.get(stage, 0.0) + time.perf_counter() - tick
+            self.add_seconds(stage, time.perf_counter() - tick)
 
-    def add_time(self, stage: str) -> Callable[[float], None]:
-        """A callback adding seconds to a stage (for the transform pool)."""
-        return lambda seconds: self.stages.__setitem__(stage, self.stages.get(stage, 0.0) + seconds)
+    def add_seconds(self, stage: str, seconds: float) -> None:
+        """Add seconds to a stage's total."""
+        self.stages[stage] = self.stages.get(stage, 0.0) + seconds
 
     def load_all(self, files: Sequence[Path]) -> None:
         """Load each source in its own transaction, then tidy shared rows."""
@@ -166,9 +166,12 @@ class _Run:
 
     def tidy(self) -> None:
         """Delete orphaned lookup rows (waiting for other loaders to finish) and merge the
-        search index's segments, when this run's changes call for it."""
+        search index's segments, when this run's work calls for it."""
         counts = self.counts
-        orphans = bool(counts.updated or counts.removed or self.interrupted)
+        # Only these can leave rows no paper refers to: changed or removed papers, a source
+        # that failed after adding its lookup rows, and a run that died meanwhile.
+        failed = any(source.status == "failed" for source in self.sources)
+        orphans = bool(counts.updated or counts.removed or failed or self.interrupted)
         optimize = counts.inserted + counts.updated > 20_000  # many new FTS segments
         with self.timed("index"), self.engine.begin() as connection:
             if orphans:
@@ -224,7 +227,9 @@ class _Run:
         with signals_held():
             loader = load.SourceLoader(connection, source, self.run_id, self.fingerprint)
         try:
-            batches = self.pool.transform(self._batches(source), self.add_time("transform"))
+            batches = self.pool.transform(
+                self._batches(source), partial(self.add_seconds, "transform")
+            )
             for papers, rejects in batches:
                 with self.timed("load"), signals_held():
                     loader.write(papers, rejects)
