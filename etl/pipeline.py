@@ -135,11 +135,7 @@ class _Run:
         try:
             yield
         finally:
-            self.add_seconds(stage, time.perf_counter() - tick)
-
-    def add_seconds(self, stage: str, seconds: float) -> None:
-        """Add seconds to a stage's total."""
-        self.stages[stage] = self.stages.get(stage, 0.0) + seconds
+            self.stages[stage] = self.stages.get(stage, 0.0) + time.perf_counter() - tick
 
     def load_all(self, files: Sequence[Path]) -> None:
         """Load each source in its own transaction, then tidy shared rows."""
@@ -227,9 +223,7 @@ class _Run:
         with signals_held():
             loader = load.SourceLoader(connection, source, self.run_id, self.fingerprint)
         try:
-            batches = self.pool.transform(
-                self._batches(source), partial(self.add_seconds, "transform")
-            )
+            batches = self.pool.transform(self._batches(source), partial(self.timed, "transform"))
             for papers, rejects in batches:
                 with self.timed("load"), signals_held():
                     loader.write(papers, rejects)
