@@ -18,12 +18,14 @@ from sqlalchemy import create_engine, text
 from sqlalchemy.exc import DBAPIError
 
 from etl.errors import LockedError
-from etl.load import run_lock, start_run, upgrade_to_head
+from etl.load import exclude_loaders, run_lock, start_run, upgrade_to_head
 from etl.load import schema as s
+from etl.load.locks import LOADERS, NAMESPACE
 from etl.models import RunReport
 from etl.pipeline import RunOptions, run
 from tests.conftest import BACKENDS, fetch, fetch_one, fresh_database, fresh_postgres_database, load
 
+LOADERS_KEY = {"a": NAMESPACE, "b": LOADERS}
 PAPER = "JOIN papers p ON p.pk = x.paper_pk"
 # Every table but `runs` (each loader records its own), by natural keys: what a serial load
 # and a concurrent one must agree on, whatever row numbers and ids they gave.
@@ -292,3 +294,42 @@ def test_shards_split_the_sorted_files(tmp_path: Path, kind: str) -> None:
         ]
         bad = subprocess.run([*command, "--shard", "4/3"], capture_output=True, text=True)
         assert bad.returncode == 2 and "expected I/N with 1 <= I <= N" in bad.stderr
+
+
+@pytest.mark.postgres
+def test_deleting_orphans_waits_for_loaders_without_holding_new_ones_back(
+    postgres_url: str,
+) -> None:
+    engine = create_engine(postgres_url)
+    upgrade_to_head(engine)
+    excluded = threading.Event()
+
+    def delete_orphans_when_alone() -> None:
+        with run_lock(engine, exclusive=False) as lock, engine.begin() as connection:
+            exclude_loaders(connection, lock)
+            excluded.set()
+
+    try:
+        with run_lock(engine, exclusive=False):  # a loader mid-load
+            cleaner = threading.Thread(target=delete_orphans_when_alone)
+            cleaner.start()
+            joining: list[RunReport] = []  # a new loader is not held back by the cleaner
+            joiner = threading.Thread(target=lambda: joining.append(load(postgres_url)))
+            joiner.start()
+            joiner.join(timeout=120)
+            assert [report.status for report in joining] == ["succeeded"]
+            assert not excluded.is_set()  # the cleaner still waits for the first loader
+        cleaner.join(timeout=60)
+        assert excluded.is_set()
+        # While the deletion itself runs, a loader that starts waits for it instead of failing.
+        with engine.connect() as connection:
+            connection.execute(text("SELECT pg_advisory_xact_lock(:a, :b)"), LOADERS_KEY)
+            outcome: list[RunReport] = []
+            loading = threading.Thread(target=lambda: outcome.append(load(postgres_url)))
+            loading.start()
+            _wait_until_blocked(postgres_url)
+            connection.commit()
+        loading.join(timeout=120)
+        assert [report.status for report in outcome] == ["succeeded"]
+    finally:
+        engine.dispose()

@@ -5,9 +5,10 @@ length. PostgreSQL takes several loaders at once, on one machine or many, throug
 locks (keys in a namespace of our own, bound as parameters):
 
 - the loaders' lock (`LOADERS`): every run holds it shared for its whole length, so loaders
-  run side by side; `--full-refresh` holds it exclusive, and so, briefly at a run's end, does
-  the deletion of orphaned authors, links and methods (it waits for the other loaders to
-  finish, because a loader may have committed a lookup row that its paper rows will use);
+  run side by side; `--full-refresh` holds it exclusive (with `FULL_REFRESH`, which tells it
+  apart), and so, briefly at a run's end, does the deletion of orphaned authors, links and
+  methods (it waits for the other loaders to finish, because a loader may have committed a
+  lookup row that its paper rows will use);
 - the database lock (`DATABASE`): held for a transaction by database-wide work that is quick:
   migrations and the topic sync;
 - one lock per run id, held for the run's length: a `running` run whose lock is free belongs
@@ -38,8 +39,9 @@ from sqlalchemy import Connection, Engine, text
 from etl.errors import LockedError
 
 NAMESPACE = 0x65746C00  # "etl\0": the first key of every advisory lock of ours
-DATABASE, LOADERS = 1, 2  # second keys of the database-wide locks
+DATABASE, LOADERS, FULL_REFRESH = 1, 2, 3  # second keys of the database-wide locks
 RUNS, SOURCES, LOOKUPS = NAMESPACE + 1, NAMESPACE + 2, NAMESPACE + 3  # namespaces of one key each
+EXCLUDE_POLL_SECONDS = 0.5
 
 BUSY_MESSAGE = (
     "another `etl run` is loading this database{holder}; "
@@ -112,17 +114,22 @@ def _file_lock(path: Path, *, wait: bool) -> Iterator[None]:
 
 @contextmanager
 def _loaders_lock(engine: Engine, *, wait: bool, exclusive: bool) -> Iterator[RunLock]:
-    """The loaders' lock as a session lock on a connection of its own, held for the run."""
+    """The loaders' lock as a session lock on a connection of its own, held for the run. A
+    loader that finds it held exclusively by the brief deletion of orphans waits for it; held
+    by a full refresh (which also holds a lock of its own, to be told apart), it exits."""
     mode = "" if exclusive else "_shared"
-    function = f"pg_advisory_lock{mode}" if wait else f"pg_try_advisory_lock{mode}"
+    key = {"a": NAMESPACE, "b": LOADERS}
     with engine.connect() as connection:
-        acquired = connection.scalar(
-            text(f"SELECT {function}(:a, :b)"), {"a": NAMESPACE, "b": LOADERS}
-        )
-        if not wait and not acquired:
-            connection.rollback()
-            holder = "" if exclusive else " with --full-refresh"
-            raise LockedError(BUSY_MESSAGE.format(holder=holder))
+        if not connection.scalar(text(f"SELECT pg_try_advisory_lock{mode}(:a, :b)"), key):
+            if not wait and (exclusive or _held(connection, FULL_REFRESH)):
+                connection.rollback()
+                holder = "" if exclusive else " with --full-refresh"
+                raise LockedError(BUSY_MESSAGE.format(holder=holder))
+            connection.execute(text(f"SELECT pg_advisory_lock{mode}(:a, :b)"), key)
+        if exclusive:
+            connection.execute(
+                text("SELECT pg_advisory_lock(:a, :b)"), {"a": NAMESPACE, "b": FULL_REFRESH}
+            )
         connection.commit()
         try:
             yield RunLock(connection, "exclusive" if exclusive else "shared")
@@ -130,6 +137,18 @@ def _loaders_lock(engine: Engine, *, wait: bool, exclusive: bool) -> Iterator[Ru
             connection.rollback()
             connection.execute(text("SELECT pg_advisory_unlock_all()"))
             connection.commit()
+
+
+def _held(connection: Connection, key: int) -> int:
+    """How many sessions hold one of our database-wide locks (PostgreSQL)."""
+    holders = connection.scalar(
+        text(
+            "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted "
+            "AND classid::bigint = :a AND objid::bigint = :b AND objsubid = 2"
+        ),
+        {"a": NAMESPACE, "b": key},
+    )
+    return int(holders or 0)
 
 
 def hold_database(connection: Connection) -> None:
@@ -143,11 +162,15 @@ def hold_database(connection: Connection) -> None:
 
 def exclude_loaders(connection: Connection, lock: RunLock) -> None:
     """Wait until no other loader runs, and keep them out until this transaction ends
-    (PostgreSQL), for work that must see no loader mid-source."""
+    (PostgreSQL), for work that must see no loader mid-source. It asks again every
+    EXCLUDE_POLL_SECONDS rather than queueing for the lock: a queued request would make
+    loaders that start meanwhile queue behind it, and so behind every loader running."""
     if connection.dialect.name != "postgresql":
         return
     lock.release_loaders()
-    connection.execute(text("SELECT pg_advisory_xact_lock(:a, :b)"), {"a": NAMESPACE, "b": LOADERS})
+    key = {"a": NAMESPACE, "b": LOADERS}
+    while not connection.scalar(text("SELECT pg_try_advisory_xact_lock(:a, :b)"), key):
+        time.sleep(EXCLUDE_POLL_SECONDS)
 
 
 def run_is_dead(connection: Connection, run_id: int) -> bool:
@@ -182,14 +205,7 @@ def other_loaders(connection: Connection) -> int:
     """How many runs besides the caller's hold the loaders' lock (PostgreSQL; 0 on SQLite)."""
     if connection.dialect.name != "postgresql":
         return 0
-    holders = connection.scalar(
-        text(
-            "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted "
-            "AND classid::bigint = :a AND objid::bigint = :b AND objsubid = 2"
-        ),
-        {"a": NAMESPACE, "b": LOADERS},
-    )
-    return max(int(holders or 0) - 1, 0)
+    return max(_held(connection, LOADERS) - 1, 0)
 
 
 def _pair(namespace: int, value: int | str) -> dict[str, int]:
