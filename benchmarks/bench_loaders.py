@@ -2,13 +2,16 @@
 
 Usage: python benchmarks/bench_loaders.py [--n 200000] [--files 16] [--loaders 1,2,4]
                                           [--workers 1] [--claim] [--pg-server URL] [--seed 1]
+                                          [--rev REV]
 
 Generates N records split into K JSON Lines files (benchmarks/generate.py --files, cached in
 benchmarks/out/), then for each loader count L: a fresh database, L real `etl run` processes
 started together on the same folder, each given `--shard I/L` (or, with --claim, all of them
 every file: they claim files through the database). Prints the wall time from the first
 start to the last exit, the loaders' CPU (user + system, all their processes), the local
-server's CPU over the same span, and the papers loaded. Asserts nothing.
+server's CPU over the same span, and the papers loaded. `--rev` runs a committed revision
+(benchmarks/snapshot.py), isolated from edits in the working tree; a revision from before
+`--shard` can only be run with one loader. Asserts nothing.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ import time
 from pathlib import Path
 
 import generate
+import snapshot
 from bench_load import DEFAULT_PG_SERVER, OUT, recreate_database
 from measure import processes_cpu_seconds
 
@@ -38,7 +42,9 @@ def corpus(n: int, files: int, seed: int) -> Path:
     return folder
 
 
-def load_together(folder: Path, url: str, loaders: int, workers: int, claim: bool) -> dict:
+def load_together(
+    folder: Path, url: str, loaders: int, workers: int, claim: bool, env: dict[str, str] | None
+) -> dict[str, float | None]:
     """Start `loaders` etl runs at once; their wall, CPU, and the server's CPU meanwhile."""
     server_before = processes_cpu_seconds("postgres")
     children_before = os.times()
@@ -47,9 +53,9 @@ def load_together(folder: Path, url: str, loaders: int, workers: int, claim: boo
     for index in range(1, loaders + 1):
         command = [sys.executable, "-m", "etl", "run", str(folder), "-q", "--db", url]
         command += ["--workers", str(workers)]
-        if not claim:
+        if not claim and loaders > 1:
             command += ["--shard", f"{index}/{loaders}"]
-        processes.append(subprocess.Popen(command, stdout=subprocess.PIPE, text=True))
+        processes.append(subprocess.Popen(command, stdout=subprocess.PIPE, text=True, env=env))
     outputs = [process.communicate()[0] for process in processes]
     wall = time.perf_counter() - started
     children_after = os.times()
@@ -82,22 +88,28 @@ def main() -> None:
     parser.add_argument("--claim", action="store_true", help="no --shard: claim files in the db")
     parser.add_argument("--pg-server", default=DEFAULT_PG_SERVER)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--rev", help="a committed revision to run (default: the working tree)")
     args = parser.parse_args()
+    env = snapshot.environment(snapshot.prepare(args.rev)) if args.rev else None
     folder = corpus(args.n, args.files, args.seed)
     mode = "claiming files through the database" if args.claim else "--shard I/L"
-    print(f"{args.n:,} records in {args.files} files, {mode}, --workers {args.workers} each")
+    code = f"revision {args.rev}" if args.rev else "the working tree"
+    print(
+        f"{args.n:,} records in {args.files} files, {mode}, --workers {args.workers} each, {code}"
+    )
     print(
         f"{'loaders':>7} {'wall s':>8} {'speed-up':>8} {'loaders CPU s':>14} {'server CPU s':>13}"
     )
     first = None
     for count in (int(c) for c in args.loaders.split(",")):
         url = recreate_database(args.pg_server, DATABASE)
-        result = load_together(folder, url, count, args.workers, args.claim)
-        first = first or result["wall"]
-        server = "" if result["server"] is None else f"{result['server']:13.1f}"
+        result = load_together(folder, url, count, args.workers, args.claim, env)
+        wall, cpu, server = result["wall"] or 0.0, result["cpu"] or 0.0, result["server"]
+        first = first or wall
+        server_cpu = "" if server is None else f"{server:13.1f}"
         print(
-            f"{count:7d} {result['wall']:8.1f} {first / result['wall']:7.2f}x "
-            f"{result['cpu']:14.1f} {server}  ({papers(url):,} papers)",
+            f"{count:7d} {wall:8.1f} {first / wall:7.2f}x "
+            f"{cpu:14.1f} {server_cpu}  ({papers(url):,} papers)",
             flush=True,
         )
     recreate_database(args.pg_server, DATABASE, drop_only=True)

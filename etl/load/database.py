@@ -104,12 +104,12 @@ def first_load_journal(engine: Engine) -> Iterator[bool]:
 
     In WAL mode every page of a large first load is written twice (to the log, then into the
     file), and each page read that misses the cache searches a log that grows with the load
-    (benchmarks/HISTORY.md has the measurement). A rollback journal
-    writes new pages once and keeps only the few that existed before, with the same
-    all-or-nothing commit. Nobody can be reading papers that do not exist yet; SQLite refuses
-    the switch while another connection has the file open, and then the load simply stays in
-    WAL mode. WAL comes back when the load ends (and every later writing connection asks for
-    it). Yields whether the switch was made.
+    (benchmarks/HISTORY.md has the measurement). A rollback journal writes new pages once and
+    keeps only the few that existed before, with the same all-or-nothing commit. Nobody can
+    be reading papers that do not exist yet; SQLite refuses the switch while another
+    connection has the file open, and then the load simply stays in WAL mode. WAL comes back
+    when the load ends (and every later writing connection asks for it). Yields whether the
+    switch was made.
     """
     database = engine.url.database
     if engine.dialect.name != "sqlite" or not database or database == ":memory:":
