@@ -352,3 +352,53 @@ def grant_readonly_command(role: str, password: str | None, database: str | None
     finally:
         engine.dispose()
     click.echo(f"{'Created' if created else 'Updated'} read-only role {role} on {mask_url(url)}")
+
+
+@main.command("serve")
+@db_option
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option("--port", type=click.IntRange(0, 65535), default=8001, show_default=True)
+@handle_errors
+def serve_command(database: str | None, host: str, port: int) -> None:
+    """Browse the database in Datasette, read-only (SQLite only; needs the `serve` extra).
+
+    Views, tables and columns carry the same descriptions as the PostgreSQL comments; ready-made
+    queries, facets and full-text search on `papers` are set up. Listens on the loopback
+    address unless --host says otherwise; Ctrl-C stops it.
+    """
+    from etl.serve import serve, sqlite_path
+
+    url = resolve_database_url(database)
+    sqlite_path(url)  # refuse PostgreSQL or a missing file before printing the address
+    err.print(f"Serving {mask_url(url)} read-only at http://{host}:{port}/ (Ctrl-C to stop)")
+    serve(url, host, port)
+
+
+@main.command("report")
+@db_option
+@click.option(
+    "--output",
+    "-o",
+    type=click.Path(dir_okay=False, writable=True),
+    default="report.html",
+    show_default=True,
+    help="HTML file to write.",
+)
+@handle_errors
+def report_command(database: str | None, output: str) -> None:
+    """Write one self-contained HTML report with charts (opens offline; needs the `report` extra).
+
+    Papers and code per venue and year, topics, the most introduced and mentioned methods,
+    who builds on whom, code hosts and the most defined acronyms. SQLite or PostgreSQL.
+    """
+    from pathlib import Path
+
+    from etl import read
+    from etl.report import write_report
+
+    engine = read.open_reader(resolve_database_url(database))
+    try:
+        size = write_report(engine, Path(output))
+    finally:
+        engine.dispose()
+    click.echo(f"Wrote {output} ({size / 1024:,.0f} KB)")

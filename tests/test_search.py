@@ -17,7 +17,7 @@ def test_kv_cache_finds_commvq_first_with_a_highlighted_snippet(seeded_url: str)
     engine = open_reader(seeded_url)
     result = search(engine, "KV cache", 5)
     engine.dispose()
-    assert result.columns == ("paper_id", "venue", "year", "title", "snippet", "score")
+    assert result.columns == ("paper_id", "venue", "year", "title", "snippet", "score", "label")
     first = result.rows[0]
     assert "CommVQ" in abstract_of(seeded_url, first[0])
     assert "**" in str(first[4])

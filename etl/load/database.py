@@ -15,7 +15,7 @@ from alembic import command
 from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
-from sqlalchemy import Connection, Engine, create_engine, event, text
+from sqlalchemy import Connection, Engine, create_engine, event, inspect, text
 from sqlalchemy.exc import OperationalError, SQLAlchemyError
 
 from etl.config import mask_url
@@ -153,10 +153,18 @@ def upgrade_to_head(engine: Engine) -> None:
         with engine.begin() as connection:
             locks.hold_database(connection)  # two loaders starting together migrate once
             if current_revision(connection) == head_revision():
+                if _missing_views(connection):  # a packaged view added since the last migration
+                    recreate_views(connection)
                 return
             command.upgrade(alembic_config(connection), "head")
     except OperationalError as exc:
         raise DatabaseError(f"cannot migrate {mask_url(str(engine.url))}: {exc.orig}") from exc
+
+
+def _missing_views(connection: Connection) -> bool:
+    """Whether a packaged view is absent from the database."""
+    present = set(inspect(connection).get_view_names())
+    return any(v.name not in present for v in view_definitions(connection.dialect.name))
 
 
 def current_revision(connection: Connection) -> str | None:
@@ -212,7 +220,32 @@ def view_definitions(dialect: str) -> list[ViewDefinition]:
         stem = name[: -len(".sql")]
         chosen = files.get(f"{stem}.{dialect}.sql", files[name])
         views.append(parse_view(stem, chosen.read_text("utf-8")))
-    return views
+    return _dependencies_first(views)
+
+
+def _dependencies_first(views: list[ViewDefinition]) -> list[ViewDefinition]:
+    """Views in creation order: one that reads another packaged view comes after it.
+
+    PostgreSQL refuses a view over a view that does not exist yet, and refuses to drop one
+    that another still reads; `drop_views` walks this order backwards.
+    """
+    pending = list(views)
+    ordered: list[ViewDefinition] = []
+    while pending:
+        names = {v.name for v in pending}
+        ready = [v for v in pending if not (_views_read(v) & (names - {v.name}))]
+        if not ready:
+            raise DatabaseError(
+                "the packaged views read each other in a cycle: " + ", ".join(names)
+            )
+        ordered.extend(ready)
+        pending = [v for v in pending if v not in ready]
+    return ordered
+
+
+def _views_read(view: ViewDefinition) -> set[str]:
+    """Names after FROM or JOIN in a view's SQL (comments removed)."""
+    return set(re.findall(r"\b(?:FROM|JOIN)\s+(\w+)", _strip_comments(view.sql), re.I))
 
 
 def parse_view(name: str, sql: str) -> ViewDefinition:

@@ -16,8 +16,10 @@ SELECT
     p.title,
     ts_headline('english', coalesce(p.title || '. ', '') || p.abstract, q.query,
                 'StartSel=**, StopSel=**, MaxWords=30, MinWords=12, MaxFragments=1, FragmentDelimiter=" … "') AS snippet,
-    round(top.rank::numeric, 4) AS score
+    round(top.rank::numeric, 4) AS score,
+    lbl.label
 FROM top
 JOIN papers AS p ON p.pk = top.pk
+JOIN paper_labels AS lbl ON lbl.paper_pk = top.pk
 CROSS JOIN q
 ORDER BY top.rank DESC, top.pk

@@ -20,8 +20,10 @@ SELECT
     p.year,
     p.title,
     snippets.snippet,
-    round(-top.rank, 4) AS score
+    round(-top.rank, 4) AS score,
+    lbl.label
 FROM top
 JOIN snippets ON snippets.rowid = top.rowid
 JOIN papers AS p ON p.pk = top.rowid
+JOIN paper_labels AS lbl ON lbl.paper_pk = top.rowid
 ORDER BY top.rank, top.rowid

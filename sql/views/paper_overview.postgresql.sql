@@ -3,6 +3,7 @@
 -- column topics: topic names, best first
 -- column methods: method names, introduced first
 -- column code_urls: code repository URLs
+-- column label: the title, else a label for an untitled paper (see paper_labels): never blank
 CREATE VIEW paper_overview AS
 SELECT
     p.id AS paper_id,
@@ -18,5 +19,7 @@ SELECT
         WHERE pm.paper_pk = p.pk) AS methods,
     (SELECT string_agg(l.url, '; ' ORDER BY l.url)
         FROM paper_links AS pl JOIN links AS l ON l.id = pl.link_id
-        WHERE pl.paper_pk = p.pk AND l.kind = 'code') AS code_urls
-FROM papers AS p;
+        WHERE pl.paper_pk = p.pk AND l.kind = 'code') AS code_urls,
+    lbl.label
+FROM papers AS p
+JOIN paper_labels AS lbl ON lbl.paper_pk = p.pk;

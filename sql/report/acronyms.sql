@@ -1,0 +1,7 @@
+-- The acronyms defined by the most papers, with how many different expansions they were given
+SELECT acronym, COUNT(DISTINCT paper_pk) AS papers, COUNT(DISTINCT expansion) AS expansions,
+    MIN(expansion) AS one_expansion
+FROM acronyms
+GROUP BY acronym
+ORDER BY papers DESC, acronym
+LIMIT 20
