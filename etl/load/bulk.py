@@ -117,9 +117,10 @@ def insert_new_returning(
     rows: Sequence[Row],
     returning: Sequence[str],
 ) -> list[tuple[Any, ...]]:
-    """Insert the rows whose key (the first column) is not taken, in key order, skipping the
-    others; the `returning` columns of the rows inserted. For PostgreSQL loaders that run
-    side by side: key order keeps two loaders' inserts from waiting on each other in a cycle."""
+    """Insert the rows whose key is not taken yet, skipping the others (a row another
+    transaction is inserting is waited for); the `returning` columns of the rows inserted.
+    For PostgreSQL loaders that run side by side. Rows keep their order, so row numbers follow
+    the input as a plain insert's do."""
     if not rows:
         return []
     names = ", ".join(columns)
@@ -127,7 +128,7 @@ def insert_new_returning(
     _copy(connection, staging, columns, rows)
     result = connection.exec_driver_sql(
         f"INSERT INTO {table.name} ({names}) SELECT {names} FROM {staging} "
-        f"ORDER BY {columns[0]} ON CONFLICT DO NOTHING RETURNING {', '.join(returning)}"
+        f"ON CONFLICT DO NOTHING RETURNING {', '.join(returning)}"
     )
     return [tuple(row) for row in result]
 
