@@ -8,7 +8,9 @@ which for the `etl` command is this module, and each would otherwise carry all o
 from __future__ import annotations
 
 import functools
+import os
 import sys
+import traceback
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -25,44 +27,80 @@ from rich.progress import (
 )
 
 from etl import __version__
-from etl.config import mask_url, resolve_database_url
+from etl.config import mask_url, resolve_database_url, scrub
 from etl.errors import EtlError
 from etl.models import RunReport
-from etl.output import FORMATS, render
+from etl.output import FORMATS, make_console, render, visible
 from etl.parallel import default_workers
 from etl.signals import stop_on_sigterm
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-EXIT_ERROR = 1
+# Exit statuses (documented in the README): click itself exits 2 for a usage error.
+EXIT_ERROR = 1  # an error: one `Error: ...` line on stderr
 EXIT_PARTIAL = 3  # the run finished, but some records or files were rejected
+EXIT_INTERNAL = 70  # a failure etl does not know (a bug): `--debug` shows the traceback
+EXIT_INTERRUPTED = 130
 
-err = Console(stderr=True, highlight=False, soft_wrap=True)
+err = make_console(stderr=True)
 
 
 def handle_errors(func: F) -> F:
-    """Print library errors as `Error: ...` and exit 1; Ctrl-C exits 130 without a traceback."""
+    """Print any failure as one `Error: ...` line and exit 1 (70 for a bug); Ctrl-C exits 130.
+
+    Database and file-system exceptions are named by `etl.failures.describe`; the traceback is
+    printed only with `etl --debug` or ETL_DEBUG=1.
+    """
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return func(*args, **kwargs)
-        except EtlError as exc:
-            err.print(f"[red]Error:[/] {escape(str(exc))}")
-            sys.exit(EXIT_ERROR)
         except KeyboardInterrupt:
             err.print("Interrupted: sources already committed are kept; rerun to finish.")
-            sys.exit(130)
+            sys.exit(EXIT_INTERRUPTED)
+        except (click.exceptions.ClickException, click.exceptions.Exit, click.exceptions.Abort):
+            raise
+        except Exception as exc:
+            if _debugging():
+                traceback.print_exc()
+            sys.exit(_report_error(exc, kwargs.get("database")))
 
     return wrapper  # type: ignore[return-value]
+
+
+def _debugging() -> bool:
+    """`etl --debug`, or ETL_DEBUG set to anything but empty or 0."""
+    context = click.get_current_context(silent=True)
+    flag = bool(context and context.find_root().params.get("debug"))
+    return flag or os.environ.get("ETL_DEBUG", "") not in {"", "0"}
+
+
+def _report_error(exc: Exception, database: str | None) -> int:
+    """Print the one-line message for a failure; the exit status it deserves."""
+    from etl.failures import describe, is_database_failure
+
+    try:
+        url: str | None = resolve_database_url(database)
+    except EtlError:
+        url = None
+    known = isinstance(exc, EtlError) or is_database_failure(exc)
+    message = str(describe(exc, url)) if known else f"{type(exc).__name__}: {exc}"
+    line = visible(scrub(" ".join(message.split())))
+    if known:
+        err.print(f"[red]Error:[/] {escape(line)}")
+        return EXIT_ERROR
+    hint = "" if _debugging() else " (run `etl --debug ...` for the traceback)"
+    err.print(f"[red]Error:[/] unexpected failure, please report it: {escape(line)}{hint}")
+    return EXIT_INTERNAL
 
 
 db_option = click.option(
     "--db",
     "database",
     metavar="URL",
-    help="Database URL (default: $ETL_DATABASE_URL, else sqlite:///papers.db). "
-    "PostgreSQL: postgresql+psycopg://USER@HOST/DB.",
+    help="Database URL, or the path of a .db/.sqlite/.sqlite3 file (default: "
+    "$ETL_DATABASE_URL, else sqlite:///papers.db). PostgreSQL: postgresql+psycopg://USER@HOST/DB.",
 )
 format_option = click.option(
     "--format",
@@ -76,10 +114,15 @@ format_option = click.option(
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="etl")
-def main() -> None:
+@click.option("--debug", is_flag=True, help="Print the traceback of a failure (also: ETL_DEBUG=1).")
+def main(debug: bool) -> None:
     """Turn conference paper lists into a queryable SQLite or PostgreSQL database.
 
     `etl run` loads paper lists; `etl search`, `etl query`, `etl stats` and `etl views` read.
+
+    Exit status: 0 done; 1 an error (one `Error:` line); 2 a usage error; 3 `etl run`
+    finished but some files failed or records were rejected; 70 an unexpected failure (a bug);
+    130 interrupted.
     """
 
 
@@ -190,17 +233,18 @@ def _parse_shard(value: str | None) -> tuple[int, int] | None:
 
 def print_report(report: RunReport) -> None:
     """The run summary: sources, papers, links, methods, rejects, seconds (per stage too)."""
-    out = Console(highlight=False, soft_wrap=True)
+    out = Console(highlight=False, soft_wrap=True, emoji=False)
     for source in report.sources:
+        path, message = escape(visible(source.path)), escape(visible(source.message or ""))
         if source.status == "failed":
-            out.print(f"[red]failed[/]   {source.message}")
+            out.print(f"[red]failed[/]   {message}")
         elif source.status == "ignored":
-            out.print(f"[yellow]ignored[/]  {source.path}: {source.message}")
+            out.print(f"[yellow]ignored[/]  {path}: {message}")
         elif source.rejects:
             rejected = f"{source.rejects} of {source.records} records rejected"
-            out.print(f"[yellow]rejects[/]  {source.path}: {rejected}")
+            out.print(f"[yellow]rejects[/]  {path}: {rejected}")
     out.print(
-        f"Run {report.run_id} {report.status} → {report.database}\n"
+        f"Run {report.run_id} {report.status} → {escape(visible(report.database))}\n"
         f"  sources  {report.sources_loaded} loaded, {report.sources_skipped} unchanged "
         f"(skipped), {report.sources_failed} failed\n"
         f"  papers   {report.papers_inserted} inserted, {report.papers_updated} updated, "
@@ -218,39 +262,96 @@ def print_report(report: RunReport) -> None:
         out.print("  nothing changed")
 
 
-@main.command("search")
-@click.argument("query")
+class SearchCommand(click.Command):
+    """`etl search` reads a word starting with `-` as an excluded term, never as an option.
+
+    Click would read `-cache` as the short options -c -a -c -h -e (-h: help). Only this
+    command's own options are options; every other word is part of the search.
+    """
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        """Move the search words behind `--`, keeping the command's options in front."""
+        names = {name for param in self.get_params(ctx) for name in param.opts}
+        takes_value = {
+            name
+            for param in self.get_params(ctx)
+            if isinstance(param, click.Option) and not param.is_flag
+            for name in param.opts
+        }
+        options: list[str] = []
+        words: list[str] = []
+        tokens = iter(args)
+        for token in tokens:
+            if token == "--":
+                words.extend(tokens)
+            elif token in takes_value:
+                options += [token, next(tokens, "")]
+            elif token in names or token.split("=", 1)[0] in takes_value:
+                options.append(token)
+            else:
+                words.append(token)
+        return super().parse_args(ctx, [*options, "--", *words])
+
+
+@main.command("search", cls=SearchCommand)
+@click.argument("query", nargs=-1, required=True)
 @click.option(
-    "--limit", "-n", type=click.IntRange(min=1), default=10, show_default=True, help="Rows to show."
+    "--limit",
+    "-n",
+    type=click.IntRange(min=1, max=1000),
+    default=10,
+    show_default=True,
+    help="Rows to show (at most 1000).",
 )
 @db_option
 @format_option
 @handle_errors
-def search_command(query: str, limit: int, database: str | None, fmt: str) -> None:
+def search_command(query: tuple[str, ...], limit: int, database: str | None, fmt: str) -> None:
     """Full-text search over titles, abstracts and method names, best match first.
 
-    Words are ANDed; "quoted phrases" match exactly; OR between words; -word excludes.
+    Words are ANDed; "quoted phrases" match exactly; OR between words or phrases; -word or
+    -"phrase" excludes (`etl search cache -quantization` needs no `--`). At most 32 terms and
+    500 characters.
     """
     from etl import read
 
+    text = " ".join(query)
     engine = read.open_reader(resolve_database_url(database))
     try:
-        rows = read.search(engine, query, limit)
+        rows = read.search(engine, text, limit)
     finally:
         engine.dispose()
     if not rows.rows and fmt == "table":
-        err.print(f"No papers match {query!r}.")
+        err.print(f"No papers match {escape(visible(repr(text[:200])))}.")
         return
-    render(rows, fmt, Console(highlight=False))
+    render(rows, fmt, make_console())
 
 
-@main.command("query")
+@main.command("query", context_settings={"ignore_unknown_options": True})
 @click.argument("sql")
+@click.option(
+    "--timeout",
+    type=click.FloatRange(min=0.1, max=86_400),
+    default=30.0,
+    show_default=True,
+    help="Seconds the statement may run before it is stopped.",
+)
+@click.option(
+    "--allow-superuser",
+    is_flag=True,
+    help="PostgreSQL: run even when connected as a superuser (who can read server files).",
+)
 @db_option
 @format_option
 @handle_errors
-def query_command(sql: str, database: str | None, fmt: str) -> None:
+def query_command(
+    sql: str, timeout: float, allow_superuser: bool, database: str | None, fmt: str
+) -> None:
     """Run one read-only SQL statement and print its rows.
+
+    One statement that reads (SELECT, WITH, VALUES, TABLE, EXPLAIN without ANALYZE, SHOW on
+    PostgreSQL), in a read-only transaction, stopped after --timeout seconds. On PostgreSQL a
+    superuser connection is refused unless --allow-superuser is given.
 
     Example: etl query "SELECT * FROM papers_with_code"
     """
@@ -258,19 +359,26 @@ def query_command(sql: str, database: str | None, fmt: str) -> None:
 
     engine = read.open_reader(resolve_database_url(database))
     try:
-        rows = read.run_query(engine, sql)
+        rows = read.run_query(engine, sql, timeout=timeout, allow_superuser=allow_superuser)
     finally:
         engine.dispose()
-    render(rows, fmt, Console(highlight=False))
+    render(rows, fmt, make_console())
 
 
 @main.command("views")
+@db_option
 @format_option
-def views_command(fmt: str) -> None:
-    """List the packaged SQL views with their descriptions."""
+@handle_errors
+def views_command(database: str | None, fmt: str) -> None:
+    """List the views in the database with their descriptions."""
     from etl import read
 
-    render(read.views(), fmt, Console(highlight=False))
+    engine = read.open_reader(resolve_database_url(database))
+    try:
+        rows = read.views(engine)
+    finally:
+        engine.dispose()
+    render(rows, fmt, make_console())
 
 
 @main.command("stats")
@@ -287,7 +395,7 @@ def stats_command(database: str | None, fmt: str) -> None:
         sections = read.stats(engine)
     finally:
         engine.dispose()
-    console = Console(highlight=False)
+    console = make_console()
     if fmt == "json":
         import json
 
@@ -324,7 +432,7 @@ def eval_command(gold_file: str, taxonomy: str | None, fmt: str) -> None:
     """
     from etl.evaluate import evaluate
 
-    render(evaluate(gold_file, taxonomy), fmt, Console(highlight=False))
+    render(evaluate(gold_file, taxonomy), fmt, make_console())
 
 
 @main.command("grant-readonly")
@@ -334,24 +442,38 @@ def eval_command(gold_file: str, taxonomy: str | None, fmt: str) -> None:
     envvar="ETL_READONLY_PASSWORD",
     help="Login password (or set ETL_READONLY_PASSWORD).",
 )
+@click.option(
+    "--strip-attributes",
+    is_flag=True,
+    help="An existing role with SUPERUSER, CREATEDB, CREATEROLE, REPLICATION or BYPASSRLS "
+    "loses them (each change is printed); without this flag such a role is refused.",
+)
 @db_option
 @handle_errors
-def grant_readonly_command(role: str, password: str | None, database: str | None) -> None:
+def grant_readonly_command(
+    role: str, password: str | None, strip_attributes: bool, database: str | None
+) -> None:
     """Create or update a PostgreSQL role for BI tools that can read and not write.
 
-    The role may SELECT from every table and view (also ones created later) and gets
-    `permission denied` for INSERT, UPDATE, DELETE and CREATE.
+    The role may SELECT from every table and view (also ones created later) and nothing else:
+    see the README's security section for exactly what it can and cannot do.
     """
     from etl.admin import grant_read_only
+    from etl.config import remember_secret
     from etl.load import create_db_engine
 
+    if password:
+        remember_secret(password)
     url = resolve_database_url(database)
     engine = create_db_engine(url)
     try:
-        created = grant_read_only(engine, role, password)
+        result = grant_read_only(engine, role, password, strip_attributes=strip_attributes)
     finally:
         engine.dispose()
-    click.echo(f"{'Created' if created else 'Updated'} read-only role {role} on {mask_url(url)}")
+    for change in result.changes:
+        click.echo(f"Changed: {change}")
+    verb = "Created" if result.created else "Updated"
+    click.echo(f"{verb} read-only role {role} on {mask_url(url)}")
 
 
 @main.command("serve")

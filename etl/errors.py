@@ -25,6 +25,34 @@ class DatabaseError(EtlError):
     """The database cannot be opened, migrated or queried as asked."""
 
 
+class UnreachableError(DatabaseError):
+    """The database server cannot be reached (host, port and the reason are in the message)."""
+
+
+class MissingDatabaseError(DatabaseError):
+    """The database (a PostgreSQL database, or a SQLite file) does not exist."""
+
+
+class LoginError(DatabaseError):
+    """The server refused the user: unknown role, wrong password, no right to connect."""
+
+
+class BusyError(DatabaseError):
+    """Another connection held a lock on the database past the busy timeout."""
+
+
+class HotJournalError(DatabaseError):
+    """A SQLite file holds an interrupted write that a read-only reader cannot roll back."""
+
+
+class ReadOnlyDatabaseError(DatabaseError):
+    """A write was asked of a database file or folder that cannot be written."""
+
+
+class DiskFullError(DatabaseError):
+    """The disk (or the database's size limit) is full."""
+
+
 class QueryError(EtlError):
     """A read command's query is invalid or not read-only."""
 

@@ -1,4 +1,10 @@
-"""Printing results as a table, JSON or CSV (for the read commands)."""
+"""Printing results as a table, JSON or CSV (for the read commands).
+
+Table output shows data as data: cells are rich `Text` objects, never markup, so a stored
+`[bold]`, `\\**x**` or `:fire:` prints as written; control characters and ANSI escapes are
+shown in their escaped form (`\\x1b`) so that data cannot move the cursor, recolour or retitle
+the terminal. JSON and CSV write values unchanged.
+"""
 
 from __future__ import annotations
 
@@ -11,13 +17,20 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
 if TYPE_CHECKING:
     from etl.read import Rows
 
 FORMATS = ("table", "json", "csv")
+HIGHLIGHT_STYLE = "bold yellow"
+HIGHLIGHT_RE = re.compile(r"\*\*(.+?)\*\*", re.S)
+# C0 and C1 controls except newline and tab, DEL, and the bidirectional overrides that can
+# make text read differently from what it is.
+INVISIBLE_RE = re.compile(
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]"
+)
 
 
 def plain(value: Any) -> Any:
@@ -29,6 +42,16 @@ def plain(value: Any) -> Any:
     if isinstance(value, bytes | memoryview):
         return bytes(value).hex()
     return value
+
+
+def visible(text: str) -> str:
+    """Text with control characters and ANSI escapes written as escapes (`\\x1b`, `\\u202e`)."""
+    return INVISIBLE_RE.sub(lambda m: m.group(0).encode("unicode_escape").decode("ascii"), text)
+
+
+def make_console(*, stderr: bool = False) -> Console:
+    """A console that never turns `:name:` into emoji nor highlights numbers or URLs."""
+    return Console(stderr=stderr, highlight=False, emoji=False, soft_wrap=stderr)
 
 
 def render(rows: Rows, fmt: str, console: Console, *, title: str | None = None) -> None:
@@ -43,17 +66,29 @@ def render(rows: Rows, fmt: str, console: Console, *, title: str | None = None) 
         writer.writerows([[plain(v) for v in row] for row in rows.rows])
         console.file.write(buffer.getvalue())
     else:
-        table = Table(title=title, show_lines=False, header_style="bold")
+        table = Table(
+            title=Text(visible(title)) if title else None, show_lines=False, header_style="bold"
+        )
         for column in rows.columns:
-            table.add_column(column, overflow="fold")
+            table.add_column(Text(visible(str(column))), overflow="fold")
+        highlighted = [column == "snippet" for column in rows.columns]
         for row in rows.rows:
-            table.add_row(*(_cell(v) for v in row))
+            table.add_row(*(_cell(v, h) for v, h in zip(row, highlighted, strict=True)))
         console.print(table)
 
 
-def _cell(value: Any) -> str:
-    """Table text, with **highlights** from search snippets shown in bold."""
+def _cell(value: Any, highlight: bool) -> Text:
+    """A table cell as Text; a search snippet's **marks** are shown in bold, not as markup."""
     if value is None:
-        return ""
-    text = escape(str(plain(value)))
-    return re.sub(r"\*\*(.+?)\*\*", r"[bold yellow]\1[/]", text)
+        return Text("")
+    text = visible(str(plain(value)))
+    if not highlight:
+        return Text(text)
+    cell = Text()
+    last = 0
+    for match in HIGHLIGHT_RE.finditer(text):
+        cell.append(text[last : match.start()])
+        cell.append(match.group(1), style=HIGHLIGHT_STYLE)
+        last = match.end()
+    cell.append(text[last:])
+    return cell

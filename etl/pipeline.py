@@ -15,8 +15,9 @@ from sqlalchemy import Connection, Engine
 from sqlalchemy.exc import DBAPIError
 
 from etl import extract, load
-from etl.config import mask_url, resolve_database_url
+from etl.config import mask_url, resolve_database_url, stored_url
 from etl.errors import EtlError, SourceError
+from etl.failures import describe, is_database_failure
 from etl.load.database import package_dir
 from etl.models import RunReport, SourceFile, SourceReport
 from etl.parallel import TransformPool
@@ -58,7 +59,11 @@ def default_paths() -> tuple[str, ...]:
 
 
 def run(options: RunOptions, progress: ProgressCallback | None = None) -> RunReport:
-    """Extract, transform and load every source; one transaction per source."""
+    """Extract, transform and load every source; one transaction per source.
+
+    Database and file-system failures are raised as the EtlError that names them
+    (etl.failures), and the run is recorded as failed with that message.
+    """
     started = time.perf_counter()
     url = resolve_database_url(options.database_url)
     taxonomy = load_taxonomy(options.taxonomy)
@@ -84,12 +89,18 @@ def run(options: RunOptions, progress: ProgressCallback | None = None) -> RunRep
             except KeyboardInterrupt:
                 status, message = "interrupted", "interrupted by the user"
                 raise
-            except EtlError as exc:
-                message = str(exc)
+            except Exception as exc:
+                message = str(describe(exc, url))
                 raise
             finally:
                 report = current.report(status, started, mask_url(url))
                 load.finish_run(engine, report, message)
+    except EtlError:
+        raise
+    except Exception as exc:
+        if is_database_failure(exc):
+            raise describe(exc, url) from exc
+        raise
     finally:
         engine.dispose()
     return report
@@ -290,6 +301,7 @@ def _looks_unchanged(path: Path, state: load.SourceState, fingerprint: str) -> b
 
 
 def _options_record(options: RunOptions) -> dict[str, object]:
+    """The run's options for the runs table: the database without any credential."""
     record = asdict(options)
-    record["database_url"] = mask_url(resolve_database_url(options.database_url))
+    record["database_url"] = stored_url(resolve_database_url(options.database_url))
     return record

@@ -3,17 +3,50 @@
 from __future__ import annotations
 
 import re
+import sqlite3
+import time
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
 from sqlalchemy import Connection, Engine, text
-from sqlalchemy.exc import DBAPIError, OperationalError, ProgrammingError
+from sqlalchemy.exc import DBAPIError, SQLAlchemyError
 
-from etl.errors import DatabaseError, QueryError
+from etl import query_language
+from etl.errors import DatabaseError, EtlError, QueryError
+from etl.failures import describe
 from etl.load.database import create_db_engine, sql_dir, view_definitions
 
-QUERY_TOKEN_RE = re.compile(r'(-?)"([^"]*)"?|(\S+)')
+DEFAULT_TIMEOUT = 30.0
+# The first keyword of a statement that reads. The server has the last word (a read-only
+# transaction, a statement timeout, one statement per message): this check only gives a
+# clear message for the obvious cases, and keeps out statements such as COPY or SET.
+READING_KEYWORDS = {
+    "postgresql": ("select", "with", "values", "table", "explain", "show"),
+    "sqlite": ("select", "with", "values", "explain"),
+}
+LEADING_COMMENTS_RE = re.compile(r"\A(?:\s+|--[^\n]*(?:\n|\Z)|/\*.*?\*/|\()*", re.S)
+EXPLAIN_ANALYZE_RE = re.compile(
+    r"\Aexplain\s*(?:\([^)]*\banaly[sz]e\b|(?:verbose\s+)?analy[sz]e\b)", re.I
+)
+# SQLite pragmas that only read, allowed in `etl query` (also as pragma_NAME() functions).
+READING_PRAGMAS = frozenset(
+    {
+        "table_info",
+        "table_xinfo",
+        "table_list",
+        "index_list",
+        "index_info",
+        "index_xinfo",
+        "foreign_key_list",
+        "collation_list",
+        "function_list",
+        "module_list",
+        "pragma_list",
+        "compile_options",
+        "database_list",
+    }
+)
 
 
 @dataclass(frozen=True)
@@ -30,54 +63,42 @@ def open_reader(url: str) -> Engine:
     try:
         with engine.connect() as connection:
             connection.execute(text("SELECT 1 FROM papers LIMIT 1"))
-    except (OperationalError, ProgrammingError) as exc:
+    except (SQLAlchemyError, sqlite3.Error) as exc:
         engine.dispose()
-        raise DatabaseError("the database has no papers table: run `etl run` first") from exc
+        if _is_missing_table(exc):
+            raise DatabaseError("the database has no papers table: run `etl run` first") from exc
+        raise describe(exc, url) from exc
     return engine
 
 
-def to_fts5_query(query: str) -> str:
-    """A user's search as a safe FTS5 query: words and "phrases" ANDed, OR kept, -word excluded.
+def _is_missing_table(exc: BaseException) -> bool:
+    """True only for `no such table` (SQLite) or undefined_table (PostgreSQL), not a lock."""
+    original = getattr(exc, "orig", exc)
+    return getattr(original, "sqlstate", None) == "42P01" or "no such table" in str(original)
 
-    Every word is quoted, so FTS5 syntax characters (`-`, `:`, `*`, `NEAR(`) are literal text,
-    the same rules as PostgreSQL's websearch_to_tsquery.
-    """
-    positive: list[str] = []
-    negative: list[str] = []
-    for match in QUERY_TOKEN_RE.finditer(query):
-        minus, phrase, word = match.groups()
-        if word is not None and word.upper() == "OR":
-            if positive and positive[-1] != "OR":
-                positive.append("OR")
-            continue
-        if word is not None and word.startswith("-") and len(word) > 1:
-            minus, word = "-", word[1:]
-        term = phrase if phrase is not None else word
-        if not term or not re.search(r"\w", term):
-            continue
-        quoted = '"' + term.replace('"', '""') + '"'
-        (negative if minus else positive).append(quoted)
-    while positive and positive[-1] == "OR":
-        positive.pop()
-    if not positive:
-        raise QueryError("the search has no words to look for")
-    expression = " ".join(positive)
-    for term in negative:
-        expression = f"({expression}) NOT {term}"
-    return expression
+
+def to_fts5_query(query: str) -> str:
+    """A user's search as a safe FTS5 expression (see etl/query_language.py)."""
+    return query_language.to_fts5(query_language.parse(query))
 
 
 def search(engine: Engine, query: str, limit: int = 10) -> Rows:
     """Papers matching a query, best first, with a highlighted snippet."""
+    parsed = query_language.parse(query)
     dialect = engine.dialect.name
-    sql = _search_sql(dialect)
-    bound = to_fts5_query(query) if dialect == "sqlite" else _check_words(query)
     with engine.connect() as connection:
         try:
-            result = connection.execute(text(sql), {"query": bound, "limit": limit})
+            if dialect == "sqlite":
+                bound = query_language.to_fts5(parsed)
+            else:
+                expression, params = query_language.to_tsquery(parsed)
+                bound = str(connection.scalar(text(f"SELECT ({expression})::text"), params))
+            result = connection.execute(
+                text(_search_sql(dialect)), {"query": bound, "limit": limit}
+            )
+            return Rows(tuple(result.keys()), tuple(tuple(r) for r in result))
         except DBAPIError as exc:
-            raise QueryError(f"cannot search for {query!r}: {exc.orig}") from exc
-        return Rows(tuple(result.keys()), tuple(tuple(r) for r in result))
+            raise describe(exc, str(engine.url)) from exc
 
 
 @cache
@@ -86,41 +107,147 @@ def _search_sql(dialect: str) -> str:
     return sql_dir().joinpath("queries", f"search.{dialect}.sql").read_text("utf-8")
 
 
-def _check_words(query: str) -> str:
-    if not re.search(r"\w", query):
-        raise QueryError("the search has no words to look for")
-    return query
-
-
-def run_query(engine: Engine, sql: str) -> Rows:
-    """Run one read-only statement: writes and DDL fail in a read-only transaction."""
+def run_query(
+    engine: Engine, sql: str, *, timeout: float = DEFAULT_TIMEOUT, allow_superuser: bool = False
+) -> Rows:
+    """Run one statement that reads, in a read-only transaction stopped after `timeout` s."""
+    statement = sql.strip().rstrip(";").rstrip()
+    dialect = engine.dialect.name
+    _check_reads(statement, dialect)
+    runner = _postgres_query if dialect == "postgresql" else _sqlite_query
     with engine.connect() as connection:
         try:
-            _read_only(connection)
-            result = connection.execute(text(sql.strip().rstrip(";")))
-            if not result.returns_rows:
-                raise QueryError("the statement returns no rows; `etl query` only reads")
-            rows = Rows(tuple(result.keys()), tuple(tuple(r) for r in result))
-        except DBAPIError as exc:
-            raise QueryError(_query_message(exc)) from exc
+            columns, rows = runner(connection, statement, timeout, allow_superuser)
+        except EtlError:
+            raise
+        except (SQLAlchemyError, sqlite3.Error) as exc:
+            raise _query_error(exc, engine) from exc
+        except Exception as exc:
+            if type(exc).__module__.startswith("psycopg"):
+                raise _query_error(exc, engine) from exc
+            raise
         finally:
-            connection.rollback()
-    return rows
+            _rollback(connection)
+    if columns is None:
+        raise QueryError("the statement returns no rows; `etl query` only reads")
+    return Rows(columns, rows)
 
 
-def _read_only(connection: Connection) -> None:
-    """Make the transaction read-only on the server side too."""
-    if connection.dialect.name == "postgresql":
-        connection.execute(text("SET TRANSACTION READ ONLY"))
-    else:
-        connection.execute(text("PRAGMA query_only = ON"))
+def _check_reads(statement: str, dialect: str) -> None:
+    """Refuse a statement whose first keyword is not one that reads."""
+    body = LEADING_COMMENTS_RE.sub("", statement, count=1)
+    first = re.match(r"[A-Za-z]*", body)
+    keyword = first.group(0).lower() if first else ""
+    allowed = READING_KEYWORDS[dialect]
+    if keyword not in allowed:
+        shown = keyword.upper() or "this"
+        raise QueryError(
+            f"`etl query` only reads: {shown} statements are refused "
+            f"(allowed: {', '.join(k.upper() for k in allowed)})"
+        )
+    if EXPLAIN_ANALYZE_RE.match(body):
+        raise QueryError("`etl query` only reads: EXPLAIN ANALYZE runs the statement; use EXPLAIN")
 
 
-def _query_message(exc: DBAPIError) -> str:
-    message = str(exc.orig).strip().splitlines()[0]
-    if re.search(r"read-?only|readonly|query_only", message, re.I):
-        return f"`etl query` is read-only: {message}"
-    return message
+Result = tuple[tuple[str, ...] | None, tuple[tuple[Any, ...], ...]]
+
+
+def _postgres_query(
+    connection: Connection, statement: str, timeout: float, allow_superuser: bool
+) -> Result:
+    """A read-only transaction with a statement timeout; the statement sent as a prepared
+    statement (the extended protocol), which the server refuses to hold two statements."""
+    superuser = connection.scalar(
+        text(
+            "SELECT rolsuper OR pg_has_role(current_user, 'pg_read_server_files', 'USAGE') "
+            "OR pg_has_role(current_user, 'pg_execute_server_program', 'USAGE') "
+            "FROM pg_roles WHERE rolname = current_user"
+        )
+    )
+    if superuser and not allow_superuser:
+        raise QueryError(
+            "connected as a PostgreSQL superuser (or a member of pg_read_server_files or "
+            "pg_execute_server_program), who can read server files and run programs "
+            "whatever the transaction: connect as a read-only role (`etl grant-readonly`), "
+            "or pass --allow-superuser"
+        )
+    connection.exec_driver_sql("SET TRANSACTION READ ONLY")
+    connection.execute(
+        text("SELECT set_config('statement_timeout', :ms, true)"),
+        {"ms": str(max(1, round(timeout * 1000)))},
+    )
+    cursor: Any = connection.connection.cursor()
+    try:
+        cursor.execute(statement, prepare=True)
+        if cursor.description is None:
+            return None, ()
+        columns = tuple(column.name for column in cursor.description)
+        return columns, tuple(tuple(row) for row in cursor.fetchall())
+    finally:
+        cursor.close()
+
+
+def _sqlite_query(
+    connection: Connection, statement: str, timeout: float, allow_superuser: bool
+) -> Result:
+    """The file is open read-only; an authorizer also refuses ATTACH, writes and setting
+    pragmas, so nothing is created on disk, and a progress handler stops it at the timeout."""
+    raw: sqlite3.Connection = connection.connection.driver_connection  # type: ignore[assignment]
+    connection.exec_driver_sql("PRAGMA query_only = ON")
+    deadline = time.monotonic() + timeout
+    raw.set_progress_handler(lambda: int(time.monotonic() > deadline), 10_000)
+    raw.set_authorizer(_sqlite_authorizer)
+    try:
+        cursor = raw.execute(statement)
+        if cursor.description is None:
+            return None, ()
+        columns = tuple(str(column[0]) for column in cursor.description)
+        return columns, tuple(tuple(row) for row in cursor.fetchall())
+    finally:
+        raw.set_authorizer(None)
+        raw.set_progress_handler(None, 0)
+
+
+def _sqlite_authorizer(action: int, arg1: str | None, arg2: str | None, *_: object) -> int:
+    """Allow reading tables, calling functions and read-only pragmas; deny everything else."""
+    if action in {sqlite3.SQLITE_SELECT, sqlite3.SQLITE_READ, sqlite3.SQLITE_FUNCTION}:
+        return sqlite3.SQLITE_OK
+    if action == sqlite3.SQLITE_RECURSIVE:
+        return sqlite3.SQLITE_OK
+    if action == sqlite3.SQLITE_UPDATE and arg1 == "sqlite_master":
+        # Asked when a virtual table (papers_fts) is first connected; the file is open
+        # read-only and query_only is on, so no write can follow from it.
+        return sqlite3.SQLITE_OK
+    if action == sqlite3.SQLITE_PRAGMA and (arg1 or "").lower() in READING_PRAGMAS:
+        return sqlite3.SQLITE_OK
+    return sqlite3.SQLITE_DENY
+
+
+def _query_error(exc: BaseException, engine: Engine) -> EtlError:
+    """The error of a user's statement: refusals named as such, the rest as the server said."""
+    original = getattr(exc, "orig", None) or exc
+    message = (str(original).strip().splitlines() or [type(original).__name__])[0]
+    if isinstance(original, sqlite3.ProgrammingError) and "one statement" in message:
+        return QueryError("`etl query` runs exactly one statement")
+    if getattr(original, "sqlite_errorname", "") == "SQLITE_AUTH" or "not authorized" in message:
+        return QueryError(
+            "`etl query` only reads: the statement would write, attach a file or change a "
+            f"setting ({message})"
+        )
+    if "multiple commands" in message:
+        return QueryError("`etl query` runs exactly one statement")
+    error = describe(exc, str(engine.url))
+    if type(error) is DatabaseError:  # the database's own words about the statement
+        return QueryError(message)
+    return error
+
+
+def _rollback(connection: Connection) -> None:
+    """End the read-only transaction (a failed statement may have closed it already)."""
+    try:
+        connection.rollback()
+    except SQLAlchemyError:
+        connection.invalidate()
 
 
 def stats(engine: Engine) -> dict[str, Rows]:
@@ -169,8 +296,23 @@ def stats(engine: Engine) -> dict[str, Rows]:
     }
 
 
-def views(dialect: str = "sqlite") -> Rows:
-    """The packaged views with their one-line descriptions."""
+VIEWS_SQL = {
+    "sqlite": "SELECT name, NULL FROM sqlite_master WHERE type = 'view' ORDER BY name",
+    "postgresql": (
+        "SELECT c.relname, obj_description(c.oid, 'pg_class') FROM pg_class AS c "
+        "WHERE c.relkind IN ('v', 'm') AND c.relnamespace = current_schema()::regnamespace "
+        "ORDER BY c.relname"
+    ),
+}
+
+
+def views(engine: Engine) -> Rows:
+    """The views present in the database, with the packaged description (or their comment)."""
+    dialect = engine.dialect.name
+    packaged = {v.name: v.description for v in view_definitions(dialect)}
+    with engine.connect() as connection:
+        found = connection.execute(text(VIEWS_SQL[dialect])).all()
     return Rows(
-        ("view", "description"), tuple((v.name, v.description) for v in view_definitions(dialect))
+        ("view", "description"),
+        tuple((name, packaged.get(name) or comment or "") for name, comment in found),
     )

@@ -36,8 +36,9 @@ def reader_role(postgres_url: str) -> Iterator[str]:
 def test_read_only_role_reads_views_and_cannot_write(postgres_url: str, reader_role: str) -> None:
     load(postgres_url, SEEDS)
     engine = create_engine(postgres_url)
-    assert grant_read_only(engine, reader_role, "s3cret") is True
-    assert grant_read_only(engine, reader_role, "s3cret") is False  # idempotent
+    assert grant_read_only(engine, reader_role, "s3cret").created is True
+    again = grant_read_only(engine, reader_role, "s3cret")  # idempotent
+    assert again.created is False and again.changes == [f"set the password of {reader_role}"]
     engine.dispose()
     as_reader = make_url(postgres_url).set(username=reader_role, password="s3cret")
     reader = create_engine(as_reader, poolclass=NullPool)  # a new session per statement

@@ -135,10 +135,13 @@ def test_run_and_search_on_postgres(postgres_url: str, tmp_path: Path) -> None:
             f"SELECT abstract FROM papers WHERE id = '{json.loads(found.stdout)[0]['paper_id']}'",
             "--db",
             postgres_url,
+            "--allow-superuser",  # the test server's only role is a superuser
             "--format",
             "csv",
             cwd=tmp_path,
         ).stdout
     )
-    refused = etl("query", "DELETE FROM papers", "--db", postgres_url, cwd=tmp_path)
-    assert refused.returncode == 1 and "read-only" in refused.stderr
+    refused = etl(
+        "query", "DELETE FROM papers", "--db", postgres_url, "--allow-superuser", cwd=tmp_path
+    )
+    assert refused.returncode == 1 and "only reads" in refused.stderr

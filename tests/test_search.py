@@ -72,13 +72,16 @@ def test_exclusion_and_or(seeded_url: str) -> None:
 @pytest.mark.parametrize(
     ("query", "expected"),
     [
-        ("KV cache", '"KV" "cache"'),
-        ('"key value" cache', '"key value" "cache"'),
+        ("KV cache", '"KV" AND "cache"'),
+        ('"key value" cache', '"key value" AND "cache"'),
         ("PDI-CP", '"PDI-CP"'),
-        ("a OR b", '"a" OR "b"'),
+        ("x OR y", '("x" OR "y")'),
+        ("x OR y z", '("x" OR "y") AND "z"'),
         ("cache -quant", '("cache") NOT "quant"'),
-        ('say "hi', '"say" "hi"'),
+        ("cache -quant -x", '("cache") NOT ("quant" OR "x")'),
+        ('say "hi', '"say" AND "hi"'),
         ("NEAR(", '"NEAR("'),
+        ("the cache", '"cache"'),
     ],
 )
 def test_user_queries_become_quoted_fts5_expressions(query: str, expected: str) -> None:

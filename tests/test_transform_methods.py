@@ -95,6 +95,7 @@ def test_commvq_is_one_introduced_method_with_its_expansion_as_alias() -> None:
 )
 def test_cue_phrases_introduce_names(raw: str, expected: list[str]) -> None:
     assert names(raw, "introduced") == expected
+    assert not set(names(raw, "mentioned")) & set(expected)  # one role per name
 
 
 @pytest.mark.parametrize(
@@ -143,6 +144,7 @@ def test_long_forms_become_aliases_of_the_short_name(
     raw: str, name: str, aliases: tuple[str, ...]
 ) -> None:
     found = {m.name: m for m in methods(raw) if m.role == "introduced"}
+    assert name in found, found
     assert found[name].aliases == aliases
     assert found[name].keys == tuple(method_key(n) for n in (name, *aliases))
 
@@ -198,6 +200,7 @@ def test_long_forms_become_aliases_of_the_short_name(
 )
 def test_named_existing_artifacts_are_mentioned(raw: str, expected: list[str]) -> None:
     assert names(raw, "mentioned") == expected
+    assert names(raw, "introduced") == []  # an existing artifact is never the paper's own
 
 
 @pytest.mark.parametrize(
@@ -223,7 +226,9 @@ def test_named_existing_artifacts_are_mentioned(raw: str, expected: list[str]) -
 def test_ordinary_words_generic_acronyms_units_hardware_and_urls_are_not_names(raw: str) -> None:
     found = methods(raw)
     assert [m.name for m in found if m.role == "introduced"] == []
-    assert [m.name for m in found if m.role == "mentioned"] in ([], ["SignSGD"])
+    # Only the text that names SignSGD may mention it; no other text may yield any name.
+    expected = ["SignSGD"] if "SignSGD" in raw else []
+    assert [m.name for m in found if m.role == "mentioned"] == expected
 
 
 def test_defined_acronyms_of_fields_tasks_and_classes_are_not_methods() -> None:

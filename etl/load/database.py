@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import os
 import re
 import sqlite3
 from collections.abc import Iterator
@@ -10,19 +11,20 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from alembic import command
 from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy import Connection, Engine, create_engine, event, inspect, text
+from sqlalchemy.engine import make_url
 from sqlalchemy.exc import OperationalError, SQLAlchemyError
 
-from etl.config import mask_url
-from etl.errors import DatabaseError
+from etl.config import busy_timeout_seconds, mask_url
+from etl.errors import DatabaseError, MissingDatabaseError
 from etl.load import locks
 
-SQLITE_BUSY_TIMEOUT_MS = 30_000
 SQLITE_CACHE_KIB = 32 * 1024
 # Pages of a new database file. Only one paper row (two abstracts) fits in a 4 KB page,
 # wasting much of it; 16 KB pages hold several, and make shallower indexes, so a large load
@@ -52,36 +54,54 @@ def migrations_dir() -> Path:
 
 
 def create_db_engine(url: str, *, read_only: bool = False) -> Engine:
-    """An engine with our connection settings: WAL, foreign keys and a busy timeout on SQLite."""
+    """An engine with our connection settings: WAL, foreign keys and a busy timeout on SQLite;
+    on PostgreSQL, readers wait for a lock (a first load's, a migration's) at most as long."""
     try:
         if url.startswith("sqlite"):
             return _sqlite_engine(url, read_only=read_only)
-        return create_engine(url, pool_pre_ping=True)
+        arguments: dict[str, Any] = {}
+        if read_only and "options" not in make_url(url).query:
+            lock_timeout_ms = round(busy_timeout_seconds() * 1000)
+            arguments["connect_args"] = {"options": f"-c lock_timeout={lock_timeout_ms}"}
+        return create_engine(url, pool_pre_ping=True, **arguments)
     except (SQLAlchemyError, ImportError) as exc:
-        raise DatabaseError(f"cannot open {mask_url(url)}: {exc}") from exc
+        raise DatabaseError(f"cannot open {mask_url(url)}: {mask_url(str(exc))}") from exc
 
 
 def _sqlite_engine(url: str, *, read_only: bool) -> Engine:
-    """SQLite engine; read-only opens the file with mode=ro so nothing can be written."""
-    database = url.split("///", 1)[1] if "///" in url else ""
+    """SQLite engine; read-only opens the file with mode=ro so nothing can be written.
+
+    A missing folder is an error, never created: a mistyped path should not leave folders.
+    """
+    database = make_url(url).database or ""
+    if database and database != ":memory:" and not Path(database).parent.is_dir():
+        raise MissingDatabaseError(
+            f"no folder {str(Path(database).parent)!r} for the database {database!r}: "
+            "create it first, or check the path"
+        )
     if read_only:
-        if not database or database == ":memory:" or not Path(database).exists():
-            raise DatabaseError(f"no database at {url}: run `etl run` first")
-        uri = f"file:{Path(database).resolve()}?mode=ro"
-        engine = create_engine(
-            "sqlite://", creator=lambda: sqlite3.connect(uri, uri=True, check_same_thread=False)
+        if not database or database == ":memory:" or not Path(database).is_file():
+            raise MissingDatabaseError(f"no database at {database or url}: run `etl run` first")
+        uri = f"file:{quote(str(Path(database).resolve()))}?mode=ro"
+        if os.statvfs(Path(database).parent).f_flag & os.ST_RDONLY:
+            # On a read-only file system nobody can write the file, so it is truly immutable;
+            # without saying so SQLite cannot open a WAL database there (no -shm file).
+            uri += "&immutable=1"
+        engine = create_engine(  # the URL names the file for messages; creator opens it
+            f"sqlite:///{database}",
+            creator=lambda: sqlite3.connect(uri, uri=True, check_same_thread=False),
         )
     else:
-        if database and database != ":memory:":
-            Path(database).parent.mkdir(parents=True, exist_ok=True)
         engine = create_engine(url)
+
+    busy_timeout_ms = round(busy_timeout_seconds() * 1000)
 
     @event.listens_for(engine, "connect")
     def _configure(dbapi_connection: Any, _record: Any) -> None:
         # Let Python's sqlite3 leave transaction control to SQLAlchemy (BEGIN issued below).
         dbapi_connection.isolation_level = None
         cursor = dbapi_connection.cursor()
-        cursor.execute(f"PRAGMA busy_timeout = {SQLITE_BUSY_TIMEOUT_MS}")
+        cursor.execute(f"PRAGMA busy_timeout = {busy_timeout_ms}")
         cursor.execute("PRAGMA foreign_keys = ON")
         if not read_only:
             cursor.execute(f"PRAGMA page_size = {SQLITE_PAGE_SIZE}")  # before WAL creates the file
@@ -127,15 +147,16 @@ def first_load_journal(engine: Engine) -> Iterator[bool]:
                 _journal_mode(connection.connection.driver_connection, "wal")
 
 
-def _journal_mode(raw: Any, mode: str, *, busy_timeout_ms: int = SQLITE_BUSY_TIMEOUT_MS) -> bool:
+def _journal_mode(raw: Any, mode: str, *, busy_timeout_ms: int | None = None) -> bool:
     """Switch a SQLite connection's journal mode; False when SQLite cannot (the file is busy)."""
-    raw.execute(f"PRAGMA busy_timeout = {busy_timeout_ms}")
+    usual = round(busy_timeout_seconds() * 1000)
+    raw.execute(f"PRAGMA busy_timeout = {usual if busy_timeout_ms is None else busy_timeout_ms}")
     try:
         return bool(raw.execute(f"PRAGMA journal_mode = {mode}").fetchone()[0] == mode)
     except sqlite3.OperationalError:
         return False
     finally:
-        raw.execute(f"PRAGMA busy_timeout = {SQLITE_BUSY_TIMEOUT_MS}")
+        raw.execute(f"PRAGMA busy_timeout = {usual}")
 
 
 def alembic_config(connection: Connection | None = None) -> Config:
@@ -153,18 +174,18 @@ def upgrade_to_head(engine: Engine) -> None:
         with engine.begin() as connection:
             locks.hold_database(connection)  # two loaders starting together migrate once
             if current_revision(connection) == head_revision():
-                if _missing_views(connection):  # a packaged view added since the last migration
-                    recreate_views(connection)
+                restore_missing_views(connection)
                 return
             command.upgrade(alembic_config(connection), "head")
     except OperationalError as exc:
         raise DatabaseError(f"cannot migrate {mask_url(str(engine.url))}: {exc.orig}") from exc
 
 
-def _missing_views(connection: Connection) -> bool:
-    """Whether a packaged view is absent from the database."""
+def restore_missing_views(connection: Connection) -> None:
+    """Recreate the packaged views when one was dropped by hand (at head, nothing else would)."""
     present = set(inspect(connection).get_view_names())
-    return any(v.name not in present for v in view_definitions(connection.dialect.name))
+    if any(view.name not in present for view in view_definitions(connection.dialect.name)):
+        recreate_views(connection)
 
 
 def current_revision(connection: Connection) -> str | None:

@@ -1,7 +1,8 @@
 -- Ranked full-text search (weighted tsvector: title and method names above the abstract),
--- with a highlighted snippet. The ranking sorts narrow rows (row number and rank); the wide
+-- with a highlighted snippet. :query is a tsquery's text, made by etl/query_language.py from the
+-- user's terms bound as parameters. The ranking sorts narrow rows (row number and rank); the wide
 -- columns are read, and ts_headline run, for the top rows only.
-WITH q AS (SELECT websearch_to_tsquery('english', :query) AS query),
+WITH q AS (SELECT CAST(:query AS tsquery) AS query),
 top AS (
     SELECT p.pk, ts_rank(p.search_vector, q.query) AS rank
     FROM papers AS p, q
