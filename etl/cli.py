@@ -415,24 +415,36 @@ def stats_command(database: str | None, fmt: str) -> None:
 
 
 @main.command("eval")
-@click.argument("gold_file", type=click.Path(exists=True, dir_okay=False))
+# Not `exists=True`: a missing gold file is the library's GoldFileError (`Error:`, exit 1).
+@click.argument("gold_file", type=click.Path(dir_okay=False))
 @click.option(
     "--taxonomy",
     type=click.Path(exists=True, dir_okay=False),
     help="Topic taxonomy TOML file (default: the packaged one).",
 )
+@click.option(
+    "--misses", is_flag=True, help="Also print every spurious and missed item, per record."
+)
 @format_option
 @handle_errors
-def eval_command(gold_file: str, taxonomy: str | None, fmt: str) -> None:
+def eval_command(gold_file: str, taxonomy: str | None, misses: bool, fmt: str) -> None:
     """Measure extraction against hand-made gold annotations (JSON Lines).
 
     Runs the transform over each gold abstract and prints precision, recall and F1 for
     introduced methods, mentioned methods, acronyms, code links and topics.
     The format is documented in tests/gold/README.md.
     """
-    from etl.evaluate import evaluate
+    from etl.evaluate import evaluate_details, summarize
+    from etl.evaluate import misses as miss_lines
 
-    render(evaluate(gold_file, taxonomy), fmt, make_console())
+    results = evaluate_details(gold_file, taxonomy)
+    console = make_console()
+    if misses:
+        # beside a table on stdout; on stderr when stdout is JSON or CSV for a program to read
+        out = console if fmt == "table" else err
+        for line in miss_lines(results):
+            out.print(line, markup=False, soft_wrap=True)
+    render(summarize(results), fmt, console)
 
 
 @main.command("grant-readonly")

@@ -211,3 +211,29 @@ def test_a_custom_taxonomy_changes_only_the_topics(tmp_path: Path) -> None:
         f: default[f] for f in FIELDS if f != "topics"
     }
     assert custom["topics"]["predicted"] != default["topics"]["predicted"]
+
+
+def test_cli_misses_lists_each_record_miss_beside_the_table(tmp_path: Path) -> None:
+    path = tmp_path / "gold.jsonl"
+    record = {
+        "id": "r1",
+        "abstract": "We propose Kestrel, a new optimizer for sparse training.",
+        "introduced": [{"name": "Heron"}],
+    }
+    path.write_text(json.dumps(record) + "\n", "utf-8")
+    result = CliRunner().invoke(main, ["eval", str(path), "--misses"])
+    assert result.exit_code == 0, result.output
+    line = next(x for x in result.output.splitlines() if x.startswith("r1"))
+    assert "introduced" in line and "fp=['Kestrel']" in line and "fn=['Heron']" in line
+    assert "precision" in result.output
+    plain = CliRunner().invoke(main, ["eval", str(path)])
+    assert not any(x.startswith("r1") for x in plain.output.splitlines())
+    as_json = CliRunner().invoke(main, ["eval", str(path), "--misses", "--format", "json"])
+    assert [r["field"] for r in json.loads(as_json.stdout)] == list(FIELDS)
+
+
+def test_cli_missing_gold_file_is_an_error_line_with_exit_1(tmp_path: Path) -> None:
+    result = CliRunner().invoke(main, ["eval", str(tmp_path / "absent.jsonl")])
+    assert result.exit_code == 1
+    assert "Error:" in result.output and "absent.jsonl" in result.output
+    assert "cannot read the gold file" in result.output and "Traceback" not in result.output

@@ -10,7 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from etl.transform.ids import content_key
-from etl.transform.methods import SPACED_TOKEN_RE, _spaced_tokens, _Text
+from etl.transform.methods.tokens import SPACED_TOKEN_RE, _spaced_tokens
+from etl.transform.methods.tokens import Text as _Text
 
 # Letters, digits, joiners, quotes, possessives, brackets and several kinds of white space.
 PIECES = st.sampled_from([*"aB7-.+@/'’sS(),éΣ_", " ", " ", "  ", "\x0b", "\u2003", "\x00"])

@@ -22,9 +22,10 @@ def transform(record: RawRecord, taxonomy: Taxonomy) -> PaperBundle:
     abstract = clean_text(raw_abstract)
     title = clean_text(record.title) if record.title else None
     full_text = f"{title}. {abstract}" if title else abstract
-    raw_full = f"{record.title}. {raw_abstract}" if record.title else raw_abstract
-    acronyms = find_acronyms(full_text)
-    methods = find_methods(full_text, emphasized(raw_full), acronyms)
+    # each text read apart (the method finder reads the abstract's definitions again, cached)
+    acronyms = find_acronyms(title or "", abstract)
+    # the title is read as a title, not as the abstract's first sentence
+    methods = find_methods(abstract, emphasized(raw_abstract), acronyms, title)
     texts = {"title": record.title or "", "abstract": raw_abstract}
     links = collect_links({k: v for k, v in texts.items() if v}, record.links)
     topics = assign_topics(full_text, taxonomy)

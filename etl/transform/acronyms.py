@@ -10,6 +10,7 @@ singular on both sides: `Large Language Models (LLMs)` is `LLM` / `Large Languag
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from functools import lru_cache
 from typing import NamedTuple
 
@@ -21,7 +22,15 @@ SHORT_FORM_RE = re.compile(r"^[A-Za-z0-9][\w\-./&+]*$")
 SPLIT_RE = re.compile(r"[;,]\s*|\s+(?:or|i\.e\.|e\.g\.)\s+")
 TITLED_RE = re.compile(r"[A-Z][\w'’-]*$")
 # `MIB, a Mechanistic Interpretability Benchmark`: a short form, then a capitalised long form.
-APPOSITIVE_RE = re.compile(r", (?:an?|the) (?=[A-Z])")
+# (or a lower-case one: `LG-GNN, a local-global adaptive graph neural network`)
+APPOSITIVE_RE = re.compile(r", (?:an?|the) (?=[A-Za-z])")
+# `MILO: Multimodal Iterative Language Optimizer`: a short form, a colon, its long form.
+COLON_RE = re.compile(r"(?<=\w) ?: (?=[A-Z])")
+# `DGS- a decoupled graph scheduler -`: a long form between dashes after its short form.
+DASH_RE = re.compile(
+    r"(?<![\w-])([A-Za-z0-9][\w-]{0,10}[A-Za-z0-9]) ?[-–—]{1,2} (?:an?|the) "
+    r"([a-z][^-–—,.;:()]{2,80}?) ?[-–—]"
+)
 # `Many-Shot Adaptive Pseudo-Labeling, namely MAPLE`: a capitalised long form, then the short one.
 # The optional comma before it is looked at by the caller: a pattern starting with `,?` is tried
 # at every position of the text. (A match ends with [\w-], so no match ever takes that comma.)
@@ -31,6 +40,19 @@ NAMELY_RE = re.compile(
 SHORT_BEFORE_RE = re.compile(r"(?<![\w-])[A-Za-z0-9][\w-]{1,11}$")
 WORD_RE = re.compile(r"\S+")
 DIGIT_RUN_RE = re.compile(r"([A-Za-z])([2-4])(?![0-9])")
+# A digit between letters read as a word: `2` is `to`, `4` is `for`.
+SPOKEN_DIGIT_RE = re.compile(r"(?<=[A-Za-z])[24](?=[A-Za-z])")
+SPOKEN_DIGITS = {"2": "t", "4": "f"}
+# What no long form holds: the end of a sentence, a clause of the paper's own (`we propose`).
+CLAUSE_RE = re.compile(r"[.;!?] |\b(?:we|our|us)\b", re.IGNORECASE)
+# Kind nouns that may follow a long form without spelling a letter of its short form.
+TRAILING_NOUNS = frozenset(
+    "framework model method language approach algorithm system architecture module".split()
+)
+NUMBER_SHORT_RE = re.compile(r"^[1-9][A-Z]$")
+NUMBER_INITIALS = dict(zip("123456789", "ottffssen", strict=True))  # one, two, three ...
+# A short form in parentheses inside a long form: `Ground-to-Aerial (G2A) image synthesis`.
+INNER_SHORT_RE = re.compile(r" \(([^()]{1,20})\)")
 MAX_WORDS_EXTRA = 5
 LOOKBACK = 240  # characters before a parenthesis searched for the long form
 FUNCTION_WORDS = {"of", "for", "with", "and", "in", "on", "to", "the", "from", "by", "via", "as"}
@@ -50,11 +72,13 @@ class Definition(NamedTuple):
     expansion: str  # singular (`Large Language Model`)
 
 
-def find_acronyms(text: str) -> tuple[Acronym, ...]:
-    """Every acronym defined in a cleaned text, with its expansion; plural forms made singular."""
+def find_acronyms(*texts: str) -> tuple[Acronym, ...]:
+    """Every acronym defined in cleaned texts (a title, an abstract), each read apart, with its
+    expansion; plural forms made singular; one pair whatever the expansion's case."""
     found: dict[tuple[str, str], Acronym] = {}
-    for d in acronym_definitions(text):
-        found.setdefault((d.acronym, d.expansion.lower()), Acronym(d.acronym, d.expansion))
+    for text in texts:
+        for d in acronym_definitions(text):
+            found.setdefault((d.acronym, d.expansion.lower()), Acronym(d.acronym, d.expansion))
     return tuple(found.values())
 
 
@@ -64,7 +88,7 @@ def acronym_definitions(text: str) -> tuple[Definition, ...]:
     found: list[Definition] = []
 
     def add(start: int, end: int, long_start: int, short_start: int, short: str, long: str) -> None:
-        acronym, expansion = singular_pair(short, long)
+        acronym, expansion = singular_pair(short, _without_inner_short_forms(long))
         found.append(
             Definition(start, end, long_start, short_start, short, long, acronym, expansion)
         )
@@ -89,23 +113,23 @@ def acronym_definitions(text: str) -> tuple[Definition, ...]:
                 short_start = offset + before.rfind(pair[0])
                 long_start = match.start(1) + match.group(1).find(pair[1])
                 add(short_start, match.end(), long_start, short_start, *pair)
+    if ": " in text:  # `MILO: Multimodal Iterative Language Optimizer`
+        for match in COLON_RE.finditer(text):
+            _appositive(text, match, add, initials=True)
+    if "- " in text or "— " in text or "– " in text:  # `DGS - a decoupled graph scheduler -`
+        for match in DASH_RE.finditer(text):
+            short, long_form = match.group(1), match.group(2).strip()
+            if is_short_form(short) and any(
+                _best_long_form(letters, long_form.split()) == long_form
+                for letters in _spellings(short)
+            ):
+                add(match.start(1), match.end(2), match.start(2), match.start(1), short, long_form)
     if ", " in text:
-        for match in APPOSITIVE_RE.finditer(text):
-            short_match = SHORT_BEFORE_RE.search(text, max(0, match.start() - 12), match.start())
-            if short_match is None:
-                continue
-            words = _titled_run(text[match.end() : match.end() + 160].split(" "), from_start=True)
-            long_form = _titled_long_form(short_match.group(0), words, from_start=True)
-            if long_form:
-                start = short_match.start()
-                add(
-                    start,
-                    match.end() + len(long_form),
-                    match.end(),
-                    start,
-                    short_match.group(0),
-                    long_form,
-                )
+        for match in APPOSITIVE_RE.finditer(text):  # one pass for both cases
+            if text[match.end()].isupper():
+                _appositive(text, match, add)
+            else:
+                _lower_appositive(text, match, add)
         for match in NAMELY_RE.finditer(text):
             short = match.group(1)
             begin = match.start()
@@ -121,12 +145,134 @@ def acronym_definitions(text: str) -> tuple[Definition, ...]:
     return tuple(found)
 
 
-def _titled_run(words: list[str], *, from_start: bool) -> list[str]:
-    """The capitalised words at the start (or the end) of a list of words, at most nine."""
+def _appositive(
+    text: str, match: re.Match[str], add: Callable[..., None], *, initials: bool = False
+) -> None:
+    """A short form right before `match` whose capitalised long form follows it (with
+    `initials`, one whose words' initials spell it: a colon is weaker evidence than a comma
+    and an article)."""
+    short_match = SHORT_BEFORE_RE.search(text, max(0, match.start() - 12), match.start())
+    if short_match is None:
+        return
+    short = short_match.group(0)
+    following = text[match.end() : match.end() + 160].split(" ")
+    words = _titled_run(following, from_start=True, function_words=initials)
+    if initials:  # the longest run of words whose initials spell the short form
+        long_form = next(
+            (
+                candidate
+                for size in range(len(words), 1, -1)
+                if words[size - 1] not in FUNCTION_WORDS
+                and _spelled_by_initials(short, candidate := " ".join(words[:size]))
+            ),
+            None,
+        ) or _bracketed_long_form(short, words)
+    else:
+        long_form = _titled_long_form(short, words, from_start=True)
+    if long_form and is_short_form(short) and " " not in short:
+        start = short_match.start()
+        end = match.end() + len(long_form)
+        add(start, end, match.end(), start, short, long_form)
+
+
+def _lower_appositive(text: str, match: re.Match[str], add: Callable[..., None]) -> None:
+    """`LG-GNN, a local-global adaptive graph neural network for ...`: a lower-case long form
+    right after the article, spelling the whole short form, up to a function word."""
+    short_match = SHORT_BEFORE_RE.search(text, max(0, match.start() - 12), match.start())
+    if short_match is None:
+        return
+    short = short_match.group(0)
+    letters = _letters(short)
+    if sum(c.isupper() for c in letters) < max(2, len(letters) - 1) or not is_short_form(short):
+        return  # an acronym in capitals (`LG-GNN`), not a coined word (`ProtoLens`)
+    words: list[str] = []
+    for word in text[match.end() : match.end() + 120].split(" "):
+        bare = word.rstrip(",.;:)")
+        if not bare or not bare[0].islower() or bare in FUNCTION_WORDS:
+            break
+        words.append(bare)
+        if bare != word:
+            break
+    for size in range(min(len(words), len(letters) + 2), 1, -1):
+        candidate = " ".join(words[:size])
+        if _best_long_form(letters, words[:size]) == candidate:
+            start = short_match.start()
+            add(start, match.end() + len(candidate), match.end(), start, short, candidate)
+            return
+
+
+def _bracketed_long_form(short: str, words: list[str]) -> str | None:
+    """`SP-Net: Slowly Progressing Dynamic Inference Networks`: words that the short form's
+    letters spell, the first and last words starting with its first and last capitals, the
+    phrase ending there."""
+    capitals = [c.lower() for c in short if c.isupper()]
+    if len(capitals) < 2:
+        return None
+    for size in range(len(words), 1, -1):
+        candidate = words[:size]
+        if (
+            (size == len(words) or words[size].lower() in FUNCTION_WORDS)  # the phrase ends
+            and candidate[0][0].lower() == capitals[0]
+            and candidate[-1][0].lower() == capitals[-1]
+            and _best_long_form(_letters(short), candidate) == " ".join(candidate)
+        ):
+            return " ".join(candidate)
+    return None
+
+
+@lru_cache(maxsize=4096)
+def _spelled_by_initials(short: str, long_form: str) -> bool:
+    """Whether the initials of a long form's words spell `short` (or its capitals: `MCNet`),
+    function words optional, hyphenated words read as one word or as several."""
+    letters = _letters(short)
+    wanted = {letters.lower()}
+    if sum(c.isupper() for c in letters) >= 2:
+        wanted.add("".join(c for c in letters if c.isupper() or c.isdigit()).lower())
+    for split in (r"\s+", r"[\s\-]+"):
+        words = [w for w in re.split(split, long_form) if w]
+        every = "".join(w[0] for w in words).lower()
+        content = "".join(w[0] for w in words if w.lower() not in FUNCTION_WORDS).lower()
+        if every in wanted or content in wanted:
+            return True
+    return False
+
+
+def _fit_to_initials(short: str, long_form: str, words: list[str]) -> str:
+    """A long form adjusted where the words' initials say so: a trailing kind noun that spells
+    nothing dropped (`first-order logic language (FOL)`), or a word before it that the shortest
+    match left out taken in (`Spatio-temporal Metric-semantic SLAM (SMS)`)."""
+    if _spelled_by_initials(short, long_form):
+        return long_form
+    parts = long_form.split(" ")
+    if len(parts) > 2 and parts[-1].lower() in TRAILING_NOUNS:
+        shorter = " ".join(parts[:-1])
+        if _spelled_by_initials(short, shorter):
+            return shorter
+    for extra in (1, 2):
+        longer = words[-(len(parts) + extra) :]
+        if len(longer) == len(parts) + extra:
+            candidate = " ".join(longer).lstrip("\"'“([")
+            if not CLAUSE_RE.search(candidate) and _spelled_by_initials(short, candidate):
+                return candidate
+    return long_form
+
+
+def _without_inner_short_forms(long: str) -> str:
+    """A long form without the short forms defined inside it (`Core Context Aware (CCA)
+    Attention` is `Core Context Aware Attention`)."""
+    if "(" not in long:
+        return long
+    return INNER_SHORT_RE.sub(lambda m: "" if is_short_form(m.group(1)) else m.group(0), long)
+
+
+def _titled_run(words: list[str], *, from_start: bool, function_words: bool = False) -> list[str]:
+    """The capitalised words at the start (or the end) of a list of words, at most nine (with
+    `function_words`, lower-case function words between capitalised ones too)."""
     run: list[str] = []
     for word in words if from_start else reversed(words):
         bare = word.rstrip(",.;:)") if from_start else word
-        if not bare or not TITLED_RE.match(bare) or len(run) == 9:
+        inner = function_words and bare in FUNCTION_WORDS and bare == word
+        if not bare or not (TITLED_RE.match(bare) or inner) or len(run) == 9:
             break
         run.append(bare)
         if bare != word:
@@ -137,16 +283,19 @@ def _titled_run(words: list[str], *, from_start: bool) -> list[str]:
 @lru_cache(maxsize=4096)
 def is_short_form(token: str) -> bool:
     """A plausible acronym: 2-12 characters, a letter, capitals; `Code LLMs` is one too."""
-    if " " in token:
+    if " " in token:  # `Code LLMs`, `LB-AdaCurv ONS`
         head, _, tail = token.partition(" ")
-        return head.isalpha() and head[:1].isupper() and " " not in tail and is_short_form(tail)
+        named = (head.isalpha() and head[:1].isupper()) or is_short_form(head)
+        return named and " " not in tail and is_short_form(tail)
     if not (2 <= len(token) <= 12) or not SHORT_FORM_RE.match(token):
         return False
     if not any(c.isalpha() for c in token):
         return False
     capitals = sum(c.isupper() for c in token)
-    return capitals >= 2 or (
-        capitals == 1 and token[0].isupper() and len(token) <= 4 and not token[1:].islower()
+    return (
+        capitals >= 2
+        or (capitals == 1 and token[0].isupper() and len(token) <= 4 and not token[1:].islower())
+        or NUMBER_SHORT_RE.match(token) is not None  # 3D, 2D
     )
 
 
@@ -163,13 +312,20 @@ def _spellings(short: str) -> tuple[str, ...]:
     """Ways a short form spells its long form: as written, `IT3` as `ITTT`, digits dropped."""
     letters = _letters(short)
     options = [letters]
+    if letters[:1] in "Xx" and len(letters) > 2 and letters[1:].isupper():  # XLS, XAI
+        options += ["C" + letters[1:], "E" + letters[1:]]
     if any(c.isdigit() for c in letters):
+        spoken = SPOKEN_DIGIT_RE.sub(lambda m: SPOKEN_DIGITS[m.group(0)], letters)
+        if spoken != letters:
+            options.append(spoken)  # G2A: Ground-to-Aerial; P4P: planning for planning
         repeated = DIGIT_RUN_RE.sub(lambda m: m.group(1) * int(m.group(2)), letters)
         if repeated != letters:
             options.append(repeated)
         stripped = re.sub(r"\d", "", letters)
         if len(stripped) >= 2:
             options.append(stripped)
+        if letters[0] in NUMBER_INITIALS:  # 3D: three-dimensional
+            options.append(NUMBER_INITIALS[letters[0]] + letters[1:])
     return tuple(options)
 
 
@@ -182,7 +338,7 @@ def _short_then_long(inside: str, before: str) -> tuple[str, str] | None:
         limit = min(len(words), len(letters) + MAX_WORDS_EXTRA, 2 * len(letters))
         long_form = _best_long_form(letters, words[-limit:] if limit else [])
         if long_form:
-            return inside, long_form
+            return inside, _fit_to_initials(inside, long_form, words)
     return None
 
 
@@ -198,7 +354,21 @@ def _long_then_short(inside: str, before: str) -> tuple[str, str] | None:
     for letters in _spellings(short):
         if _best_long_form(letters, inside.split()) == wanted:
             return short, wanted
+    if _spelled_by_capitals(short, wanted):  # `ASSIST (lAbel noiSe-robuSt dIalogue ...)`
+        return short, _without_spelling_capitals(wanted)
     return None
+
+
+def _spelled_by_capitals(short: str, long_form: str) -> bool:
+    """A long form whose capitals, some inside its words, spell the short form."""
+    capitals = "".join(c for c in long_form if c.isupper())
+    inner = any(c.isupper() for word in long_form.split() for c in word[1:])
+    return inner and capitals.lower() == _letters(short).lower()
+
+
+def _without_spelling_capitals(long_form: str) -> str:
+    """`lAbel noiSe-robuSt` is `label noise-robust`: capitals inside words only spell."""
+    return " ".join(w[:1] + w[1:].lower() for w in long_form.split())
 
 
 def _titled_long_form(short: str, words: list[str], *, from_start: bool) -> str | None:
@@ -242,6 +412,10 @@ def _best_long_form(letters: str, words: list[str]) -> str | None:
     start = lower.rfind(" ", 0, l_index + 1) + 1
     long_form = text[start:].strip(" ,;:\"'“”")
     long_form = re.sub(r"^[\"'“(\[]+", "", long_form)
+    if long_form.count("(") != long_form.count(")"):
+        return None  # it would start inside an earlier parenthesis: `(DVX) extended count`
+    if CLAUSE_RE.search(long_form) or long_form.rsplit(" ", 1)[-1].lower() in FUNCTION_WORDS:
+        return None  # a sentence or a clause, not a name: `... framework. Then we ...`
     if not long_form or len(long_form) <= len(letters) or long_form.lower() == letters.lower():
         return None
     if len(long_form.split()) > len(letters) + MAX_WORDS_EXTRA:
