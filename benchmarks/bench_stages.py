@@ -46,6 +46,7 @@ TRANSFORM_STEPS = (
     "find_methods",
     "collect_links",
     "assign_topics",
+    "assign_tasks",
     "paper_id",
     "content_hash",
 )

@@ -134,7 +134,12 @@ def main(debug: bool) -> None:
 @click.option(
     "--taxonomy",
     type=click.Path(dir_okay=False),
-    help="Topic taxonomy TOML file (default: the packaged one).",
+    help="Taxonomy TOML file: [[topic]] and [[task]] tables (default: the packaged ones).",
+)
+@click.option(
+    "--venues",
+    type=click.Path(dir_okay=False),
+    help="TOML file of venues and their spellings, added to the packaged ones.",
 )
 @click.option(
     "--full-refresh", is_flag=True, help="Delete all papers and reload every source from scratch."
@@ -166,6 +171,7 @@ def run_command(
     venue: str | None,
     year: int | None,
     taxonomy: str | None,
+    venues: str | None,
     full_refresh: bool,
     workers: int,
     wait: bool,
@@ -190,6 +196,7 @@ def run_command(
         venue=venue,
         year=year,
         taxonomy=taxonomy,
+        venues=venues,
         full_refresh=full_refresh,
         workers=workers,
         wait=wait,
@@ -420,7 +427,7 @@ def stats_command(database: str | None, fmt: str) -> None:
 @click.option(
     "--taxonomy",
     type=click.Path(exists=True, dir_okay=False),
-    help="Topic taxonomy TOML file (default: the packaged one).",
+    help="Taxonomy TOML file: [[topic]] and [[task]] tables (default: the packaged ones).",
 )
 @click.option(
     "--misses", is_flag=True, help="Also print every spurious and missed item, per record."
@@ -431,7 +438,7 @@ def eval_command(gold_file: str, taxonomy: str | None, misses: bool, fmt: str) -
     """Measure extraction against hand-made gold annotations (JSON Lines).
 
     Runs the transform over each gold abstract and prints precision, recall and F1 for
-    introduced methods, mentioned methods, acronyms, code links and topics.
+    introduced methods, mentioned methods, acronyms, code links, topics and tasks.
     The format is documented in tests/gold/README.md.
     """
     from etl.evaluate import evaluate_details, summarize

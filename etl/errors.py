@@ -21,6 +21,10 @@ class TaxonomyError(EtlError):
     """A taxonomy file that does not follow the documented format."""
 
 
+class VenueTableError(EtlError):
+    """A venues file that cannot be read or has the wrong shape."""
+
+
 class DatabaseError(EtlError):
     """The database cannot be opened, migrated or queried as asked."""
 

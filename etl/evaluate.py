@@ -13,7 +13,9 @@ Matching rules, per record:
   and a plural ending;
 - code links: predicted links of kind `code`, compared with the gold URLs after light
   normalisation (https, no trailing slash or `.git`);
-- topics: topic slugs.
+- topics: topic slugs (a gold `new:slug` matches the leaf `slug` once the taxonomy has it);
+- tasks: task names, ignoring case, hyphens versus spaces and a plural last word; a predicted
+  task also matches a gold name that is one of its terms (another name of the same task).
 
 Run `python -m etl.evaluate GOLD_FILE --misses` to see every miss per record.
 """
@@ -33,7 +35,8 @@ from etl.read import Rows
 from etl.transform import Taxonomy, load_taxonomy, transform
 from etl.transform.methods import method_key
 
-FIELDS = ("introduced", "mentioned", "acronyms", "code_links", "topics")
+FIELDS = ("introduced", "mentioned", "acronyms", "code_links", "topics", "tasks")
+ACRONYM_SUFFIX_RE = re.compile(r"\s*\([^()]*\)\s*$")
 COLUMNS = ("field", "gold", "predicted", "tp", "fp", "fn", "precision", "recall", "f1")
 
 
@@ -113,10 +116,17 @@ def score_record(gold: GoldRecord, taxonomy: Taxonomy) -> list[FieldResult]:
         abstract=gold.abstract,
     )
     bundle = transform(record, taxonomy)
-    return [_compare(gold.id, field, gold.items[field], bundle) for field in FIELDS]
+    names = {task.name: task.terms for task in taxonomy.tasks}
+    return [_compare(gold.id, field, gold.items[field], bundle, names) for field in FIELDS]
 
 
-def _compare(record_id: str, field: str, gold: tuple[Any, ...], bundle: PaperBundle) -> FieldResult:
+def _compare(
+    record_id: str,
+    field: str,
+    gold: tuple[Any, ...],
+    bundle: PaperBundle,
+    task_terms: dict[str, tuple[str, ...]],
+) -> FieldResult:
     """Match predicted items of one field against the gold items, one to one."""
     if field in ("introduced", "mentioned"):
         predicted = [
@@ -140,8 +150,17 @@ def _compare(record_id: str, field: str, gold: tuple[Any, ...], bundle: PaperBun
         ]
         wanted_url = [(url, url_key(url)) for url in gold]
         return _match(record_id, field, predicted_url, wanted_url, lambda p, g: p == g)
+    if field == "tasks":
+        predicted_task = [
+            (hit.name, {expansion_key(n) for n in (hit.name, *task_terms.get(hit.name, ()))})
+            for hit in bundle.tasks
+        ]
+        # names copied from the archive may end with their acronym: "Speech Recognition (ASR)"
+        wanted_task = [(name, expansion_key(ACRONYM_SUFFIX_RE.sub("", name))) for name in gold]
+        return _match(record_id, field, predicted_task, wanted_task, lambda p, g: g in p)
     predicted_topic = [(hit.slug, hit.slug) for hit in bundle.topics]
-    wanted_topic = [(slug, slug) for slug in gold]
+    # a gold "new:slug" names a leaf the taxonomy lacked when it was annotated
+    wanted_topic = [(slug, slug.removeprefix("new:")) for slug in gold]
     return _match(record_id, field, predicted_topic, wanted_topic, lambda p, g: p == g)
 
 

@@ -19,6 +19,10 @@ class SourceFile:
     encoding: str
     venue: str | None
     year: int | None
+    # Whether venue and year were given by the user (`--venue`, `--year`): they then beat the
+    # record's own; guessed from a header or file name, the record's own beat them.
+    venue_given: bool = False
+    year_given: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,9 +35,15 @@ class RawRecord:
     year: int | None
     title: str | None = None
     abstract: str | None = None
-    authors: tuple[str, ...] = ()
+    authors: tuple[str, ...] = ()  # one per author slot, in order, repeats kept
     keywords: tuple[str, ...] = ()
     links: tuple[tuple[str, str], ...] = ()  # (field name, URL as written)
+    # Per-author link fields (`homepage` joined by `;`, aligned with the authors): the field
+    # name and one value per author slot ("" where an author has none).
+    author_links: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    # Other fields (kept in `extra` too) whose text names a code host: searched for
+    # repositories only (`bibtex` with a `note = {code: github.com/...}`).
+    code_mentions: tuple[tuple[str, str], ...] = ()
     status: str | None = None
     source_id: str | None = None
     extra: str | None = None  # JSON text of fields the extractor does not understand
@@ -101,6 +111,24 @@ class Topic:
 
 
 @dataclass(frozen=True, slots=True)
+class Task:
+    """A task papers address (image captioning, named entity recognition), under a topic."""
+
+    name: str
+    topic: str
+    terms: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class TaskHit:
+    """A task a paper addresses, with the score and the terms that matched."""
+
+    name: str
+    score: float
+    evidence: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class Paper:
     """The paper row: cleaned and original text plus the fields kept from the source."""
 
@@ -114,6 +142,7 @@ class Paper:
     keywords: tuple[str, ...]
     extra: str | None
     method_names: str
+    title_raw: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,7 +157,10 @@ class PaperBundle:
     methods: tuple[MethodMention, ...] = ()
     acronyms: tuple[Acronym, ...] = ()
     topics: tuple[TopicHit, ...] = ()
+    tasks: tuple[TaskHit, ...] = ()
     content_hash: str = ""
+    keys: tuple[str, ...] = ()  # identity keys (see etl.transform.ids.identity_keys)
+    author_homepages: tuple[str | None, ...] = ()  # aligned with authors
 
 
 # (url, host, kind, repo_owner, repo_name, found_in)
@@ -137,12 +169,14 @@ LinkValues = tuple[str, str, str, str | None, str | None, str]
 MethodValues = tuple[str, str, str, str, tuple[str, ...], tuple[str, ...]]
 # (slug, score, evidence as "a, b")
 TopicValues = tuple[str, float, str]
+# (task name, score, evidence as "a, b")
+TaskValues = tuple[str, float, str]
 # PaperRows' first fields are the paper's own columns, named as in the `papers` table.
-PAPER_VALUE_COUNT = 11
+PAPER_VALUE_COUNT = 12
 
 
 class PaperRows(NamedTuple):
-    """A bundle as plain values: the paper's columns (the first eleven fields), then its children.
+    """A bundle as plain values: the paper's columns (the first twelve fields), then its children.
 
     Transform workers send their results to the loading process through pickle, and the one
     process every batch goes through pays for unpickling them. A named tuple of plain tuples
@@ -163,6 +197,7 @@ class PaperRows(NamedTuple):
     keywords: str | None  # JSON array
     extra: str | None
     method_names: str
+    title_raw: str | None
     content_hash: str
     position: int
     authors: tuple[str, ...]
@@ -170,10 +205,18 @@ class PaperRows(NamedTuple):
     methods: tuple[MethodValues, ...]
     acronyms: tuple[tuple[str, str], ...]
     topics: tuple[TopicValues, ...]
+    tasks: tuple[TaskValues, ...] = ()
+    keys: tuple[str, ...] = ()
+    author_homepages: tuple[str | None, ...] = ()
 
     def paper_values(self) -> tuple[object, ...]:
         """The values of the paper's own columns, id to content_hash."""
         return self[:PAPER_VALUE_COUNT]
+
+    @property
+    def sighting(self) -> tuple[str | None, int | None, str | None]:
+        """Venue, year and status as this record gives them: facts of the sighting."""
+        return (self.venue, self.year, self.status)
 
     @classmethod
     def from_bundle(cls, bundle: PaperBundle) -> PaperRows:
@@ -191,6 +234,7 @@ class PaperRows(NamedTuple):
             keywords,
             paper.extra,
             paper.method_names,
+            paper.title_raw,
             bundle.content_hash,
             bundle.position,
             bundle.authors,
@@ -201,6 +245,9 @@ class PaperRows(NamedTuple):
             tuple((m.name, m.kind, m.role, m.surface, m.aliases, m.keys) for m in bundle.methods),
             tuple((a.acronym, a.expansion) for a in bundle.acronyms),
             tuple((t.slug, t.score, ", ".join(t.evidence)) for t in bundle.topics),
+            tuple((t.name, t.score, ", ".join(t.evidence)) for t in bundle.tasks),
+            bundle.keys,
+            bundle.author_homepages,
         )
 
 

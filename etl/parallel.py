@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Executor, Future, ProcessPoolExecutor
 from contextlib import AbstractContextManager, ExitStack
 
-from etl.extract import Item, parse_item
+from etl.extract import Item, VenueTable, parse_item, use_venues
 from etl.models import PaperRows, RawRecord, Reject
 from etl.transform import Taxonomy, transform
 
@@ -33,10 +33,13 @@ def default_workers() -> int:
 class TransformPool:
     """Runs the transform inline, or in worker processes once a run has several batches."""
 
-    def __init__(self, stack: ExitStack, workers: int, taxonomy: Taxonomy):
+    def __init__(
+        self, stack: ExitStack, workers: int, taxonomy: Taxonomy, venues: VenueTable | None = None
+    ):
         self.stack = stack
         self.workers = max(1, workers)
         self.taxonomy = taxonomy
+        self.venues = venues
         self.executor: Executor | None = None
         self.batches_seen = 0
 
@@ -67,7 +70,7 @@ class TransformPool:
                     self.workers,
                     mp_context=context,
                     initializer=_init_worker,
-                    initargs=(self.taxonomy, os.getpid()),
+                    initargs=(self.taxonomy, self.venues, os.getpid()),
                 )
             )
         return self.executor
@@ -81,10 +84,12 @@ def _wait(future: Future[Result], timer: Timer) -> Result:
 _worker_taxonomy: Taxonomy | None = None
 
 
-def _init_worker(taxonomy: Taxonomy, parent: int) -> None:
-    """Give a worker the run's taxonomy, and make it exit if the run is killed."""
+def _init_worker(taxonomy: Taxonomy, venues: VenueTable | None, parent: int) -> None:
+    """Give a worker the run's taxonomy and venues, and make it exit if the run is killed."""
     global _worker_taxonomy
     _worker_taxonomy = taxonomy
+    if venues is not None:  # JSON Lines records are read in the workers
+        use_venues(venues)
     threading.Thread(target=_exit_when_orphaned, args=(parent,), daemon=True).start()
 
 

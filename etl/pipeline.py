@@ -25,7 +25,7 @@ from etl.signals import signals_held
 from etl.transform import Taxonomy, load_taxonomy
 
 # Bump when the transform's output changes, so unchanged sources are re-read once.
-TRANSFORM_VERSION = "2"
+TRANSFORM_VERSION = "3"
 # Records per batch; one batch more than there are workers is in flight. Small enough to keep
 # the workers busy and memory low, large enough for set-based writes (benchmarks/HISTORY.md).
 BATCH_SIZE = 500
@@ -46,6 +46,7 @@ class RunOptions:
     venue: str | None = None
     year: int | None = None
     taxonomy: str | None = None
+    venues: str | None = None  # a TOML file of venues added to the packaged ones
     full_refresh: bool = False
     workers: int = 1
     wait: bool = False
@@ -67,14 +68,19 @@ def run(options: RunOptions, progress: ProgressCallback | None = None) -> RunRep
     started = time.perf_counter()
     url = resolve_database_url(options.database_url)
     taxonomy = load_taxonomy(options.taxonomy)
-    files, unsupported = extract.discover(options.paths or default_paths())
+    venues = extract.load_venues(options.venues)
+    extract.use_venues(venues)
+    found = extract.discover_all(options.paths or default_paths())
     engine = load.create_db_engine(url)
     try:
         with load.run_lock(engine, wait=options.wait, exclusive=options.full_refresh) as lock:
-            current = _Run(options, engine, taxonomy, lock, progress)
+            current = _Run(options, engine, taxonomy, venues, lock, progress)
             current.sources.extend(
                 SourceReport(str(p), "unknown", "ignored", message="unsupported file type")
-                for p in unsupported
+                for p in found.unsupported
+            )
+            current.sources.extend(
+                SourceReport(str(p), "unknown", "ignored", message=why) for p, why in found.skipped
             )
             with current.timed("migrate"):
                 load.upgrade_to_head(engine)
@@ -84,7 +90,7 @@ def run(options: RunOptions, progress: ProgressCallback | None = None) -> RunRep
             status, message = "failed", None
             try:
                 with load.first_load_journal(engine):
-                    current.load_all(shard(files, options.shard))
+                    current.load_all(shard(found.files, options.shard))
                 status = current.status()
             except KeyboardInterrupt:
                 status, message = "interrupted", "interrupted by the user"
@@ -123,15 +129,17 @@ class _Run:
         options: RunOptions,
         engine: Engine,
         taxonomy: Taxonomy,
+        venues: extract.VenueTable,
         lock: load.RunLock,
         progress: ProgressCallback | None,
     ) -> None:
         self.options = options
         self.engine = engine
         self.taxonomy = taxonomy
+        self.venues = venues
         self.lock = lock
         self.progress = progress
-        self.fingerprint = _fingerprint(taxonomy, options)
+        self.fingerprint = _fingerprint(taxonomy, venues, options)
         self.run_id = 0
         self.interrupted = 0  # earlier runs found dead: they may have left orphaned rows
         self.pool: TransformPool | None = None
@@ -155,8 +163,9 @@ class _Run:
             if self.options.full_refresh:
                 load.clear_data(connection)
             load.sync_topics(connection, self.taxonomy.topics)
+            load.sync_tasks(connection, self.taxonomy.tasks)
         with ExitStack() as stack:
-            self.pool = TransformPool(stack, self.options.workers, self.taxonomy)
+            self.pool = TransformPool(stack, self.options.workers, self.taxonomy, self.venues)
             held = [path for path in files if not self._add(self.load_source(path, wait=False))]
             for path in held:  # another loader had them: wait for it (most are then unchanged)
                 self._add(self.load_source(path, wait=True))
@@ -281,9 +290,13 @@ class _Run:
         )
 
 
-def _fingerprint(taxonomy: Taxonomy, options: RunOptions) -> str:
-    """What besides a file's bytes decides its papers: transform version, taxonomy, overrides."""
-    decided_by = repr((TRANSFORM_VERSION, taxonomy.topics, options.venue, options.year))
+def _fingerprint(taxonomy: Taxonomy, venues: extract.VenueTable, options: RunOptions) -> str:
+    """What besides a file's bytes decides its papers: transform version, taxonomy, venue
+    spellings, overrides."""
+    spellings = sorted(venues.names.items())
+    decided_by = repr(
+        (TRANSFORM_VERSION, taxonomy.topics, taxonomy.tasks, spellings, options.venue, options.year)
+    )
     return hashlib.sha256(decided_by.encode("utf-8")).hexdigest()[:24]
 
 

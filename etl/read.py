@@ -269,8 +269,8 @@ def stats(engine: Engine) -> dict[str, Rows]:
         )
         venues = connection.execute(
             text(
-                "SELECT venue, year, papers, papers_with_code FROM venue_summary "
-                "ORDER BY venue, year"
+                "SELECT venue, year, status, papers, papers_with_code FROM venue_summary "
+                "ORDER BY venue, year, status"
             )
         )
         venue_rows = Rows(tuple(venues.keys()), tuple(tuple(r) for r in venues))

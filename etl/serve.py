@@ -37,7 +37,7 @@ FACETS = {
     "paper_overview": ["venue", "year"],
     "method_index": ["kind", "role"],  # each facet is a GROUP BY over the whole join
     "acronym_glossary": ["acronym", "venue"],
-    "venue_summary": ["venue"],
+    "venue_summary": ["venue", "status"],
     "paper_topics": ["topic_slug"],
     "links": ["kind", "host"],
 }

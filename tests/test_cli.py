@@ -145,3 +145,15 @@ def test_run_and_search_on_postgres(postgres_url: str, tmp_path: Path) -> None:
         "query", "DELETE FROM papers", "--db", postgres_url, "--allow-superuser", cwd=tmp_path
     )
     assert refused.returncode == 1 and "only reads" in refused.stderr
+
+
+def test_a_skipped_link_is_listed_with_its_name_printed_as_text(tmp_path: Path) -> None:
+    folder = tmp_path / "lists"
+    folder.mkdir()
+    (folder / "a.jsonl").write_text('{"title": "A paper"}\n', "utf-8")
+    (folder / "[red]leak.txt").symlink_to(tmp_path)
+    result = CliRunner().invoke(
+        main, ["run", "-q", str(folder), "--db", f"sqlite:///{tmp_path / 'p.db'}"]
+    )
+    assert result.exit_code == 0, result.output
+    assert "[red]leak.txt: a link to a folder: not followed" in result.output

@@ -9,6 +9,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -20,7 +21,7 @@ from sqlalchemy.exc import DBAPIError
 from etl.errors import LockedError
 from etl.load import exclude_loaders, run_lock, start_run, upgrade_to_head
 from etl.load import schema as s
-from etl.load.locks import LOADERS, NAMESPACE
+from etl.load.locks import LOADERS, NAMESPACE, hold_identities
 from etl.models import RunReport
 from etl.pipeline import RunOptions, run
 from tests.conftest import BACKENDS, fetch, fetch_one, fresh_database, fresh_postgres_database, load
@@ -30,14 +31,15 @@ PAPER = "JOIN papers p ON p.pk = x.paper_pk"
 # Every table but `runs` (each loader records its own), by natural keys: what a serial load
 # and a concurrent one must agree on, whatever row numbers and ids they gave.
 BY_NATURAL_KEYS = {
-    "papers": "SELECT id, venue, year, title, abstract, abstract_raw, status, keywords, extra, "
-    "method_names, content_hash FROM papers",
+    "papers": "SELECT id, venue, year, title, title_raw, abstract, abstract_raw, status, "
+    "keywords, extra, method_names, content_hash FROM papers",
     "sources": "SELECT path, checksum, fingerprint, format, venue, year, size_bytes, mtime_ns, "
     "record_count, reject_count FROM sources",
-    "paper_sources": "SELECT p.id, s.path, x.position FROM paper_sources x "
-    f"{PAPER} JOIN sources s ON s.id = x.source_id",
+    "paper_sources": "SELECT p.id, s.path, x.position, x.venue, x.year, x.status "
+    f"FROM paper_sources x {PAPER} JOIN sources s ON s.id = x.source_id",
+    "paper_keys": f"SELECT p.id, x.key FROM paper_keys x {PAPER}",
     "authors": "SELECT name FROM authors",
-    "paper_authors": "SELECT p.id, x.position, a.name FROM paper_authors x "
+    "paper_authors": "SELECT p.id, x.position, a.name, x.homepage FROM paper_authors x "
     f"{PAPER} JOIN authors a ON a.id = x.author_id",
     "links": "SELECT url, host, kind, repo_owner, repo_name FROM links",
     "paper_links": "SELECT p.id, l.url, x.found_in FROM paper_links x "
@@ -50,6 +52,8 @@ BY_NATURAL_KEYS = {
     "acronyms": f"SELECT p.id, x.acronym, x.expansion FROM acronyms x {PAPER}",
     "paper_topics": f"SELECT p.id, x.topic_slug, x.score, x.evidence FROM paper_topics x {PAPER}",
     "topics": "SELECT slug, name, parent_slug, terms FROM topics",
+    "paper_tasks": f"SELECT p.id, x.task_name, x.score, x.evidence FROM paper_tasks x {PAPER}",
+    "tasks": "SELECT name, topic_slug, terms FROM tasks",
     "rejects": "SELECT source_path, position, reason, raw FROM rejects",
 }
 AUTHORS = [f"{first} {last}" for first in ("Ada", "Bo", "Chen", "Dana", "Eli") for last in "PQRSTU"]
@@ -161,6 +165,73 @@ def test_four_loaders_one_killed_then_a_rerun_equal_one_serial_load(tmp_path: Pa
         assert statuses.count("interrupted") == 1 and "running" not in statuses
 
 
+def write_one_list_twice(folder: Path, papers: int) -> None:
+    """The same made-up papers in two files: one with titles and abstracts, the other with
+    their titles only (a list without abstracts). No record has an external id: a paper is
+    known by its title and abstract keys, and the title-only record's own id (from its
+    title) differs from the full record's (from its abstract)."""
+    rng = random.Random(17)
+    records = [record(rng, number) for number in range(papers)]
+    folder.mkdir()
+    full = [json.dumps(r) for r in records]
+    titles = [json.dumps({k: v for k, v in r.items() if k != "abstract"}) for r in records]
+    (folder / "a_full.jsonl").write_text("\n".join(full) + "\n", "utf-8")
+    (folder / "b_titles.jsonl").write_text("\n".join(titles) + "\n", "utf-8")
+
+
+def identities(url: str) -> list[tuple[Any, ...]]:
+    """Each paper as its title, abstract, identity keys and sightings, without its id: the id
+    comes from whichever record made the paper first, which two loaders side by side decide
+    differently from a serial load."""
+    rows = fetch(
+        url,
+        "SELECT p.pk, p.title, p.abstract, k.key, "
+        "(SELECT count(*) FROM paper_sources x WHERE x.paper_pk = p.pk) "
+        "FROM papers p JOIN paper_keys k ON k.paper_pk = p.pk",
+    )
+    papers: dict[Any, tuple[Any, Any, set[Any], Any]] = {}
+    for pk, title, abstract, key, seen in rows:
+        papers.setdefault(pk, (title, abstract, set(), seen))[2].add(key)
+    return sorted(
+        (
+            (title, abstract, tuple(sorted(keys)), seen)
+            for title, abstract, keys, seen in papers.values()
+        ),
+        key=repr,
+    )
+
+
+@pytest.mark.postgres
+@pytest.mark.slow
+def test_two_loaders_resolve_shared_identities_like_one_serial_load(tmp_path: Path) -> None:
+    """Two loaders take one file each, side by side, while neither has committed: each batch
+    locks its records' identity keys before it reads the stored ones, so the title-only
+    records wait for the full records' file and join its papers instead of making their own."""
+    folder = tmp_path / "lists"
+    write_one_list_twice(folder, papers=1200)
+    with fresh_postgres_database() as serial_url, fresh_postgres_database() as url:
+        load(serial_url, folder)
+        expected = identities(serial_url)
+        assert len(expected) == 1200 and {row[3] for row in expected} == {2}
+
+        engine = create_engine(url)
+        try:
+            upgrade_to_head(engine)
+            with engine.connect() as connection:  # hold both loaders back, then let them go
+                connection.execute(text("SELECT pg_advisory_lock(:a, :b)"), LOADERS_KEY)
+                loaders = [loader(folder, url, "--shard", shard) for shard in ("1/2", "2/2")]
+                _wait_until_blocked(url, sessions=2)
+                connection.execute(text("SELECT pg_advisory_unlock(:a, :b)"), LOADERS_KEY)
+                connection.commit()
+            for process in loaders:
+                _, errors = process.communicate(timeout=600)
+                assert process.returncode == 0, errors.decode()
+        finally:
+            engine.dispose()
+        assert identities(url) == expected
+        assert fetch_one(url, "SELECT count(*) FROM papers") == 1200
+
+
 @pytest.mark.postgres
 def test_a_new_run_leaves_a_live_loaders_run_running(postgres_url: str) -> None:
     first, second = create_engine(postgres_url), create_engine(postgres_url)
@@ -190,15 +261,22 @@ def test_a_new_run_leaves_a_live_loaders_run_running(postgres_url: str) -> None:
 def test_a_source_rolled_back_by_a_deadlock_is_loaded_again(
     tmp_path: Path, postgres_url: str
 ) -> None:
-    """Another writer inserts the file's second paper, then its first, while the loader
-    inserts them the other way round: PostgreSQL breaks the cycle by failing the loader's
-    transaction, and the loader loads the file again once the other writer commits."""
+    """Another writer (as a loader does: identity keys locked, then paper and keys written)
+    takes the file's second paper, then its first, while the loader takes them the other way
+    round, a batch each: PostgreSQL breaks the cycle by failing the loader's transaction, and
+    the loader loads the file again once the other writer commits, finding its papers by
+    their keys."""
     rng = random.Random(5)
     lines = [json.dumps(record(rng, number)) for number in (1, 2)]
     path = tmp_path / "two.jsonl"
     path.write_text("\n".join(lines) + "\n", "utf-8")
     reference = f"sqlite:///{tmp_path / 'reference.db'}"
     load(reference, path)
+    keys: dict[str, list[str]] = {}
+    for paper_id, key in fetch(
+        reference, "SELECT p.id, k.key FROM papers p JOIN paper_keys k ON k.paper_pk = p.pk"
+    ):
+        keys.setdefault(str(paper_id), []).append(str(key))
     first, second = (
         str(row[0])
         for row in fetch(reference, "SELECT p.id FROM papers p ORDER BY p.pk")  # load order
@@ -213,13 +291,13 @@ def test_a_source_rolled_back_by_a_deadlock_is_loaded_again(
         _insert_paper(other, "unrelated", run_id)  # so the loader keeps its foreign keys
         other.commit()
         other.exec_driver_sql("SET deadlock_timeout = '10s'")  # the loader detects it first
-        _insert_paper(other, second, run_id)  # uncommitted: the loader will wait for it
+        _insert_paper(other, second, run_id, keys[second])  # uncommitted: the loader waits
         outcome: list[RunReport] = []
         options = RunOptions(paths=(str(path),), database_url=postgres_url, batch_size=1)
         loading = threading.Thread(target=lambda: outcome.append(run(options)))
         loading.start()
         _wait_until_blocked(postgres_url)  # on `second`, holding `first`
-        _insert_paper(other, first, run_id)  # the cycle: the loader's transaction fails
+        _insert_paper(other, first, run_id, keys[first])  # the cycle: the loader fails
         other.commit()
         loading.join(timeout=120)
     finally:
@@ -234,9 +312,11 @@ def test_a_source_rolled_back_by_a_deadlock_is_loaded_again(
     assert loaded == [(2,)]
 
 
-def _insert_paper(connection: Any, paper_id: str, run_id: int) -> None:
-    """A paper row written by another writer, with content the loader will replace."""
-    connection.execute(
+def _insert_paper(connection: Any, paper_id: str, run_id: int, keys: Sequence[str] = ()) -> None:
+    """A paper row written by another writer, with content the loader will replace, after
+    its identity keys are locked; then its keys."""
+    hold_identities(connection, keys)
+    pk = connection.execute(
         s.papers.insert().values(
             id=paper_id,
             abstract="stale",
@@ -245,17 +325,19 @@ def _insert_paper(connection: Any, paper_id: str, run_id: int) -> None:
             created_run_id=run_id,
             updated_run_id=run_id,
         )
-    )
+    ).inserted_primary_key[0]
+    if keys:
+        connection.execute(s.paper_keys.insert(), [{"paper_pk": pk, "key": k} for k in keys])
 
 
-def _wait_until_blocked(url: str) -> None:
-    """Block until a session of the database waits for a lock."""
+def _wait_until_blocked(url: str, sessions: int = 1) -> None:
+    """Block until `sessions` sessions of the database wait for a lock."""
     query = (
         "SELECT count(*) FROM pg_stat_activity "
         "WHERE datname = current_database() AND wait_event_type = 'Lock'"
     )
     deadline = time.monotonic() + 60
-    while not fetch_one(url, query):
+    while int(str(fetch_one(url, query))) < sessions:
         assert time.monotonic() < deadline, "the loader never waited for the other writer"
         time.sleep(0.02)
 

@@ -33,12 +33,16 @@ def scores(path: Path | str, taxonomy: str | None = None) -> dict[str, dict[str,
     return {row[0]: dict(zip(rows.columns, row, strict=True)) for row in rows.rows}
 
 
+# topics F1 before topics were weighed by where their terms stand: no set may drop below
+TOPIC_FLOORS = {"seeds.jsonl": 0.851, "unseen.jsonl": 0.894, "fresh.jsonl": 0.879}
+
+
 @pytest.mark.parametrize("name", ["seeds.jsonl", "unseen.jsonl", "fresh.jsonl"])
 def test_gold_sets_meet_the_targets(name: str) -> None:
     result = scores(GOLD / name)
     for field, target in TARGETS.items():
         assert result[field]["f1"] >= target, (name, field, result[field])
-    assert result["topics"]["f1"] >= 0.75, result["topics"]
+    assert result["topics"]["f1"] >= max(0.75, TOPIC_FLOORS[name]), result["topics"]
 
 
 def test_rows_are_one_per_field_with_consistent_counts() -> None:
@@ -55,6 +59,7 @@ def test_rows_are_one_per_field_with_consistent_counts() -> None:
         "acronyms": 44,
         "code_links": 10,
         "topics": 69,
+        "tasks": 0,
     }
     assert {row[0]: row[1] for row in rows.rows} == gold_counts
 
@@ -203,13 +208,13 @@ def test_cli_reports_bad_gold_and_taxonomy_files_without_a_traceback(tmp_path: P
     assert result.exit_code == 1 and "needs a slug and a name" in result.output
 
 
-def test_a_custom_taxonomy_changes_only_the_topics(tmp_path: Path) -> None:
+def test_a_custom_taxonomy_changes_only_the_topics_and_tasks(tmp_path: Path) -> None:
     taxonomy = tmp_path / "t.toml"
     taxonomy.write_text('[[topic]]\nslug = "llm"\nname = "LLMs"\nterms = ["LLM"]\n', "utf-8")
     default, custom = scores(GOLD / "seeds.jsonl"), scores(GOLD / "seeds.jsonl", str(taxonomy))
-    assert {f: custom[f] for f in FIELDS if f != "topics"} == {
-        f: default[f] for f in FIELDS if f != "topics"
-    }
+    kept = [f for f in FIELDS if f not in ("topics", "tasks")]
+    assert {f: custom[f] for f in kept} == {f: default[f] for f in kept}
+    assert custom["tasks"]["predicted"] == 0 < default["tasks"]["predicted"]
     assert custom["topics"]["predicted"] != default["topics"]["predicted"]
 
 
@@ -237,3 +242,51 @@ def test_cli_missing_gold_file_is_an_error_line_with_exit_1(tmp_path: Path) -> N
     assert result.exit_code == 1
     assert "Error:" in result.output and "absent.jsonl" in result.output
     assert "cannot read the gold file" in result.output and "Traceback" not in result.output
+
+
+def test_tasks_match_ignoring_case_plural_and_hyphens_and_through_their_terms(
+    tmp_path: Path,
+) -> None:
+    taxonomy = tmp_path / "t.toml"
+    taxonomy.write_text(
+        '[[topic]]\nslug = "nlp"\nname = "NLP"\n'
+        '[[task]]\nname = "Named Entity Recognition"\ntopic = "nlp"\nterms = ["NER"]\n'
+        '[[task]]\nname = "Relation Extraction"\ntopic = "nlp"\n'
+        '[[task]]\nname = "Entity Linking"\ntopic = "nlp"\n',
+        "utf-8",
+    )
+    abstract = (
+        "We propose Wren for named entity recognition and relation extraction. "
+        "We propose Finch for entity linking."
+    )
+    path = write_gold(
+        tmp_path,
+        {
+            "id": "r1",
+            "abstract": abstract,
+            # plural, case and hyphen variants, an acronym suffix; a task's term; a task not
+            # predicted
+            "tasks": ["named-entity recognitions (NER)", "NER", "Relation extractions", "Parsing"],
+        },
+    )
+    result = scores(path, str(taxonomy))["tasks"]
+    # NER matched through the first task's term would need a second prediction: one to one
+    assert (result["tp"], result["fp"], result["fn"]) == (2, 1, 2)
+    details = [r for r in evaluate_details(str(path), str(taxonomy)) if r.field == "tasks"]
+    assert details[0].fp == ("Entity Linking",)
+    assert details[0].fn == ("NER", "Parsing")
+
+
+def test_a_new_topic_slug_in_the_gold_matches_once_the_taxonomy_has_the_leaf(
+    tmp_path: Path,
+) -> None:
+    taxonomy = tmp_path / "t.toml"
+    taxonomy.write_text(
+        '[[topic]]\nslug = "a"\nname = "A"\n'
+        '[[topic]]\nslug = "birds"\nname = "Birds"\nparent = "a"\nterms = ["bird"]\n',
+        "utf-8",
+    )
+    path = write_gold(tmp_path, {"abstract": "We study birds.", "topics": ["new:birds"]})
+    assert scores(path, str(taxonomy))["topics"]["tp"] == 1
+    path = write_gold(tmp_path, {"abstract": "We study birds.", "topics": ["new:bats"]})
+    assert scores(path, str(taxonomy))["topics"]["fn"] == 1

@@ -7,8 +7,15 @@ from pathlib import Path
 
 import pytest
 
-from etl.errors import SourceError
-from etl.extract import discover, guess_venue_year, identify, read_records
+from etl.errors import SourceError, VenueTableError
+from etl.extract import (
+    discover,
+    discover_all,
+    guess_venue_year,
+    identify,
+    load_venues,
+    read_records,
+)
 from etl.models import RawRecord, Reject
 
 
@@ -85,7 +92,7 @@ def test_json_array_with_varied_field_names(tmp_path: Path) -> None:
     path.write_text(json.dumps(data), "utf-8")
     first, second = records(path)
     assert isinstance(first, RawRecord) and isinstance(second, RawRecord)
-    assert (first.venue, first.year) == ("iclr", 2025)  # from the file name
+    assert (first.venue, first.year) == ("ICLR", 2025)  # from the file name, canonical
     assert first.title == "A Paper" and first.authors == ("Ada Lovelace", "Alan Turing")
     assert first.links == (("Code URL", "GitHub.com/owner/repo"),)
     assert first.status == "oral"
@@ -211,3 +218,137 @@ def test_folders_and_globs_expand_and_missing_paths_fail(tmp_path: Path) -> None
         discover([str(tmp_path / "missing.txt")])
     with pytest.raises(SourceError, match="no file matches"):
         discover([str(tmp_path / "*.csv")])
+
+
+# Real-list shapes (issue 17), with made-up records.
+
+
+def write_json(path: Path, records: list[dict[str, object]]) -> Path:
+    path.write_text(json.dumps(records), "utf-8")
+    return path
+
+
+@pytest.mark.parametrize(
+    ("file", "venue_field", "expected"),
+    [
+        ("neurips_export.json", "NeurIPS 2024", ("NeurIPS", 2024, None)),  # record beats name
+        ("export.json", "ICLR 2024 oral", ("ICLR", 2024, "oral")),  # the rest is a status
+        ("export.json", "icml", ("ICML", None, None)),  # case never splits a venue
+        ("iclr2018.json", None, ("ICLR", 2018, None)),  # a name naming a known venue
+        ("nips2018.json", None, ("NeurIPS", 2018, None)),  # ... by another spelling
+        ("r20k.json", None, (None, None, None)),  # a name naming none gives none
+    ],
+)
+def test_venue_year_and_status_from_the_record_then_a_known_venue_in_the_file_name(
+    tmp_path: Path, file: str, venue_field: str | None, expected: tuple[object, ...]
+) -> None:
+    record: dict[str, object] = {"title": "A Paper", "abstract": "About things."}
+    if venue_field:
+        record["venue"] = venue_field
+    (item,) = records(write_json(tmp_path / file, [record]))
+    assert isinstance(item, RawRecord)
+    assert (item.venue, item.year, item.status) == expected
+
+
+def test_user_venue_overrides_beat_the_record_and_a_venues_file_extends_the_table(
+    tmp_path: Path,
+) -> None:
+    path = write_json(tmp_path / "x.json", [{"title": "T", "venue": "NeurIPS 2024"}])
+    (item,) = records(path, venue="Mine", year=1999)
+    assert isinstance(item, RawRecord) and (item.venue, item.year) == ("Mine", 1999)
+    extra = tmp_path / "venues.toml"
+    extra.write_text('[[venue]]\nname = "MLSys"\nspellings = ["SysML"]\n', "utf-8")
+    table = load_venues(extra)
+    assert table.names["sysml"] == "MLSys" and table.names["nips"] == "NeurIPS"
+    extra.write_text('[[venue]]\nspellings = ["x"]\n', "utf-8")
+    with pytest.raises(VenueTableError, match="venue 1 needs a `name`"):
+        load_venues(extra)
+
+
+def test_author_slots_are_kept_as_written_repeats_included(tmp_path: Path) -> None:
+    path = write_json(
+        tmp_path / "x.json",
+        [{"title": "T", "author": "Ann Lee;Bo Chen and Cy Dee;Ann Lee;Bo Chen and Cy Dee"}],
+    )
+    (item,) = records(path)
+    assert isinstance(item, RawRecord)
+    assert item.authors == ("Ann Lee", "Bo Chen and Cy Dee", "Ann Lee", "Bo Chen and Cy Dee")
+
+
+def test_per_author_homepages_are_author_links_and_a_single_homepage_is_the_papers(
+    tmp_path: Path,
+) -> None:
+    path = write_json(
+        tmp_path / "x.json",
+        [
+            {
+                "title": "T",
+                "author": "Ann Lee;Bo Chen;Cy Dee",
+                "homepage": "https://ann.example.org/;;https://github.com/bochen",
+            },
+            {"title": "U", "author": "Ann Lee;Bo Chen", "homepage": "https://u.example.org"},
+            {"title": "V", "author": "Ann Lee;Bo Chen", "homepage": "https://a.org;;https://c.org"},
+        ],
+    )
+    first, second, third = records(path)
+    assert isinstance(first, RawRecord) and isinstance(second, RawRecord)
+    assert isinstance(third, RawRecord)
+    assert first.author_links == (
+        ("homepage", ("https://ann.example.org/", "", "https://github.com/bochen")),
+    )
+    assert first.links == () and "homepage" not in (first.extra or "")
+    assert second.links == (("homepage", "https://u.example.org"),)
+    assert third.author_links == () and third.links == ()  # not aligned: kept in extra only
+    assert json.loads(third.extra or "{}")["homepage"] == "https://a.org;;https://c.org"
+
+
+def test_fields_naming_a_code_host_are_searched_for_code_and_kept_in_extra(
+    tmp_path: Path,
+) -> None:
+    bibtex = "@inproceedings{x, note = {code: github.com/lab/tool}}"
+    (item,) = records(write_json(tmp_path / "x.json", [{"title": "T", "bibtex": bibtex}]))
+    assert isinstance(item, RawRecord)
+    assert item.code_mentions == (("bibtex", bibtex),)
+    assert json.loads(item.extra or "{}")["bibtex"] == bibtex
+
+
+def test_csv_record_whose_quote_runs_over_a_line_break_is_rejected_with_its_line(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "papers.csv"
+    rows = [f'Title {n},"Abstract {n} about things."' for n in range(1, 21)]
+    rows[4] = 'Title 5,"Abstract 5 never closes its quote.'  # swallows the next row
+    path.write_text("title,abstract\n" + "\n".join(rows) + "\n", "utf-8")
+    items = records(path)
+    rejects = [item for item in items if isinstance(item, Reject)]
+    assert [(r.position, r.reason.split(" (")[0]) for r in rejects] == [
+        (6, "quoting runs over 2 lines")
+    ]
+    assert "Title 6" in rejects[0].raw  # the swallowed record is shown, not merged silently
+    loaded = [item.title for item in items if isinstance(item, RawRecord)]
+    assert len(loaded) == 18 and "Title 5" not in loaded and "Title 7" in loaded
+
+
+def test_csv_whose_records_often_span_lines_keeps_them(tmp_path: Path) -> None:
+    path = tmp_path / "papers.csv"
+    path.write_text('title,abstract\nA,"line one\nline two"\nB,"one\ntwo"\n', "utf-8")
+    assert [item.title for item in records(path) if isinstance(item, RawRecord)] == ["A", "B"]
+
+
+def test_folder_discovery_skips_and_lists_links_leaving_the_folder(tmp_path: Path) -> None:
+    outside = tmp_path / "outside.txt"
+    outside.write_text("ICML 2025 papers\n\nA secret abstract.\n", "utf-8")
+    folder = tmp_path / "lists"
+    (folder / "sub").mkdir(parents=True)
+    (folder / "a.txt").write_text("ICML 2025 papers\n\nAn abstract.\n", "utf-8")
+    (folder / "leak.txt").symlink_to(outside)
+    (folder / "inside.txt").symlink_to(folder / "a.txt")
+    (folder / "away").symlink_to(tmp_path, target_is_directory=True)
+    found = discover_all([str(folder)])
+    assert [f.name for f in found.files] == ["a.txt"]  # the inside link is the same file
+    assert sorted((p.name, why.split(" (")[0]) for p, why in found.skipped) == [
+        ("away", "a link to a folder: not followed"),
+        ("leak.txt", "a link leaving the folder"),
+    ]
+    named = discover_all([str(folder / "leak.txt")])  # named by the user: followed
+    assert named.files == [outside.resolve()] and named.skipped == []

@@ -12,6 +12,7 @@ from sqlalchemy.exc import IntegrityError
 
 from etl.load import create_db_engine, upgrade_to_head
 from etl.load.foreign_keys import ForeignKeysCheckedAtEnd, keys_into_filled_tables
+from etl.load.identity import matches
 from tests.conftest import fetch as rows
 from tests.conftest import fetch_one as scalar
 from tests.conftest import load
@@ -76,8 +77,9 @@ def test_full_refresh_reloads_everything_to_the_same_state(db_url: str, seeds: P
 def test_same_abstract_in_two_files_is_one_paper_with_two_provenance_rows(
     db_url: str, tmp_path: Path
 ) -> None:
-    abstract = (
-        "We propose **FooNet**, a novel network for bar. Code: https://github.com/foo/foonet."
+    abstract = (  # long enough to identify a paper (20 words or more)
+        "We propose **FooNet**, a novel network for bar that learns to count the foos in every "
+        "picture of a bar without labels. Code: https://github.com/foo/foonet."
     )
     (tmp_path / "a.txt").write_text(f"ICML 2025 papers\n\n{abstract}\n", "utf-8")
     (tmp_path / "b.jsonl").write_text(
@@ -222,7 +224,9 @@ def test_a_first_postgres_load_checks_foreign_keys_at_its_end(
     with engine.connect() as connection:
         before = foreign_key_definitions(connection)
     into_filled = {str(key.name) for key in keys_into_filled_tables()}
-    assert len(into_filled) == 10 and into_filled < set(before)
+    assert len(into_filled) == 12 and into_filled < set(
+        before
+    )  # 0005: paper_keys; 0006: paper_tasks
     with engine.begin() as connection:  # papers is empty: the keys into it go for the load
         keys = ForeignKeysCheckedAtEnd(connection)
         assert set(before) - set(foreign_key_definitions(connection)) == into_filled
@@ -257,3 +261,193 @@ def test_a_reader_in_a_transaction_keeps_the_foreign_keys_of_a_first_postgres_lo
         assert loader.exec_driver_sql("SHOW lock_timeout").scalar() == "0"  # the default again
         loader.exec_driver_sql("SELECT count(*) FROM papers")  # the load's transaction goes on
     engine.dispose()
+
+
+# Paper identity and sightings on real-list shapes (issue 17), made-up records.
+
+ABSTRACT = (
+    "We show that a small recurrent model trained only on short sequences of numbers learns "
+    "to sort sequences ten times longer, and explain which of its units carry the order."
+)
+OTHER = (
+    "We measure how often crowd workers agree on the labels of ambiguous photographs, and "
+    "propose a voting rule that weighs each worker by their agreement with the others."
+)
+
+
+def write_json(path: Path, records: list[dict[str, object]]) -> Path:
+    path.write_text(json.dumps(records), "utf-8")
+    return path
+
+
+def test_placeholder_abstracts_never_merge_papers_with_different_titles(
+    db_url: str, tmp_path: Path
+) -> None:
+    nips = [{"title": f"Paper number {n}", "abstract": "Part of"} for n in (1, 2, 3)]
+    report = load(db_url, write_json(tmp_path / "nips2018.json", nips))
+    assert report.papers_inserted == 3
+    assert sorted(r[0] for r in rows(db_url, "SELECT title FROM papers")) == [
+        "Paper number 1",
+        "Paper number 2",
+        "Paper number 3",
+    ]
+    again = load(db_url, tmp_path / "nips2018.json", full_refresh=True)
+    assert again.papers_inserted == 3  # the same three, not one
+
+
+def test_same_abstract_with_different_titles_is_two_papers_and_an_abstract_only_record_joins_one(
+    db_url: str, tmp_path: Path
+) -> None:
+    (tmp_path / "list.txt").write_text(f"ICML 2025 papers\n\n{ABSTRACT}\n", "utf-8")
+    write_json(
+        tmp_path / "icml2025.json",
+        [
+            {"title": "Sorting, Learned", "abstract": ABSTRACT},
+            {"title": "Other", "abstract": ABSTRACT},
+        ],
+    )
+    load(db_url, tmp_path / "list.txt", tmp_path / "icml2025.json")
+    assert sorted(
+        rows(
+            db_url,
+            "SELECT title, (SELECT count(*) FROM paper_sources ps WHERE ps.paper_pk = p.pk) FROM papers p",
+        )
+    ) == [
+        ("Other", 1),
+        ("Sorting, Learned", 2),  # the abstract-only record took the first title's paper
+    ]
+
+
+def test_an_external_id_merges_records_whatever_their_text_and_keys_a_new_paper(
+    db_url: str, tmp_path: Path
+) -> None:
+    forum = "https://openreview.net/forum?id=Ab_cD-123"
+    write_json(
+        tmp_path / "iclr2018.json", [{"title": "Sorting", "abstract": ABSTRACT, "site": forum}]
+    )
+    write_json(
+        tmp_path / "later.json",
+        [{"title": "Sorting, revised", "abstract": OTHER, "openreview": forum}],
+    )
+    load(db_url, tmp_path / "iclr2018.json", tmp_path / "later.json")
+    assert scalar(db_url, "SELECT count(*) FROM papers") == 1
+    assert "openreview:Ab_cD-123" in {r[0] for r in rows(db_url, "SELECT key FROM paper_keys")}
+
+
+def test_each_sighting_keeps_its_venue_and_status_and_the_paper_shows_the_accepted_one(
+    db_url: str, tmp_path: Path
+) -> None:
+    iclr = [{"title": "Sorting", "abstract": ABSTRACT, "status": "Reject"}]
+    iclr += [{"title": "Crowds", "abstract": OTHER, "status": "Withdraw"}]
+    write_json(tmp_path / "iclr2018.json", iclr)
+    nips = tmp_path / "nips2018.json"
+    write_json(nips, [{"title": "Sorting", "abstract": ABSTRACT, "status": "Poster"}])
+    load(db_url, tmp_path / "iclr2018.json", nips)
+    papers = "SELECT title, venue, year, status FROM papers ORDER BY title"
+    assert rows(db_url, papers) == [
+        ("Crowds", "ICLR", 2018, "Withdraw"),
+        ("Sorting", "NeurIPS", 2018, "Poster"),
+    ]
+    summary = "SELECT venue, year, status, papers FROM venue_summary ORDER BY venue, status"
+    assert rows(db_url, summary) == [
+        ("ICLR", 2018, "Reject", 1),
+        ("ICLR", 2018, "Withdraw", 1),
+        ("NeurIPS", 2018, "Poster", 1),
+    ]
+    write_json(nips, [{"title": "Unrelated", "abstract": "Part of", "status": "Poster"}])
+    load(db_url, tmp_path / "iclr2018.json", nips)  # the paper left the NeurIPS list
+    assert rows(db_url, papers)[1:] == [
+        ("Sorting", "ICLR", 2018, "Reject"),
+        ("Unrelated", "NeurIPS", 2018, "Poster"),
+    ]
+
+
+def test_github_markdown_and_author_homepages_land_where_they_belong(
+    db_url: str, tmp_path: Path
+) -> None:
+    record = {
+        "title": "Sorting",
+        "abstract": ABSTRACT,
+        "author": "Ann Lee;Bo Chen;Ann Lee",
+        "homepage": "https://ann.example.org;https://github.com/bochen/site;",
+        "github": "[![github](/images/github_icon.svg) lab/sorter](https://github.com/lab/sorter)",
+    }
+    load(db_url, write_json(tmp_path / "corl2024.json", [record]))
+    assert rows(db_url, "SELECT repo_owner, repo_name, found_in FROM papers_with_code") == [
+        ("lab", "sorter", "github")
+    ]
+    assert rows(db_url, "SELECT url FROM links WHERE kind = 'project'") == []
+    authors = "SELECT a.name, pa.homepage FROM paper_authors pa JOIN authors a ON a.id = pa.author_id ORDER BY pa.position"
+    assert rows(db_url, authors) == [
+        ("Ann Lee", "https://ann.example.org"),
+        ("Bo Chen", "https://github.com/bochen/site"),
+        ("Ann Lee", None),
+    ]
+
+
+def test_withdrawn_placeholders_with_their_own_openreview_ids_stay_apart(
+    db_url: str, tmp_path: Path
+) -> None:
+    records = [
+        {
+            "title": "Withdrawn",
+            "abstract": ABSTRACT,
+            "site": "https://openreview.net/forum?id=aaaaaa1",
+        },
+        {
+            "title": "Withdrawn",
+            "abstract": "withdrawn",
+            "site": "https://openreview.net/forum?id=bbbbbb2",
+        },
+        {"title": "Withdrawn", "abstract": "withdrawn"},  # nothing identifies it but itself
+    ]
+    report = load(db_url, write_json(tmp_path / "iclr2018.json", records))
+    assert report.papers_inserted == 3
+    assert load(db_url, tmp_path / "iclr2018.json", full_refresh=True).papers_inserted == 3
+
+
+@pytest.mark.parametrize(
+    ("record", "paper", "same"),
+    [
+        (("openreview:a", "title:t"), {"openreview:a", "title:u"}, True),  # an id wins
+        (("openreview:a", "title:t"), {"openreview:b", "title:t"}, False),  # two ids: two papers
+        (("arxiv:1", "title:t"), {"openreview:b", "title:t"}, True),  # ids of other kinds
+        (("abs:x",), {"abs:x", "title:t"}, True),  # abstract-only joins the titled paper
+        (("abs:x", "title:u"), {"abs:x", "title:t"}, False),  # different titles
+        (("abs:y", "title:t"), {"abs:x", "title:t"}, False),  # different abstracts
+        (("title:t",), {"abs:x", "title:t"}, True),  # title-only (placeholder abstract)
+        (("text:z",), {"title:t"}, False),  # nothing shared
+        (("text:z",), {"text:z"}, True),  # the same short text, known by nothing else
+        (("text:z",), {"text:z", "openreview:b"}, False),  # a paper known by more is not it
+        (("text:z", "openreview:b"), {"text:z"}, False),
+    ],
+)
+def test_identity_rules(record: tuple[str, ...], paper: set[str], same: bool) -> None:
+    assert matches(record, paper) is same
+
+
+def test_a_taken_id_gets_the_next_free_suffix(db_url: str, tmp_path: Path) -> None:
+    same = {"abstract": ABSTRACT}
+    write_json(tmp_path / "a.json", [{"title": "One", **same}, {"title": "Two", **same}])
+    load(db_url, tmp_path / "a.json")
+    write_json(tmp_path / "b.json", [{"title": "Three", **same}])
+    load(db_url, tmp_path / "b.json")  # its id and the first suffix are both taken already
+    ids = sorted(str(r[0]) for r in rows(db_url, "SELECT id FROM papers"))
+    assert len(ids) == 3 and ids[1] == ids[0] + "-2" and ids[2] == ids[0] + "-3"
+
+
+def test_an_id_every_record_of_a_file_shares_does_not_merge_different_titles(
+    db_url: str, tmp_path: Path
+) -> None:
+    shared = {"doi": "10.1109/PROC.2019"}  # the proceedings' DOI on every record
+    records = [
+        {"title": "Sorting", "abstract": ABSTRACT, **shared},
+        {"title": "Crowds", "abstract": OTHER, **shared},
+        {"title": "Sorting", "abstract": "Part of", **shared},  # the first one, listed again
+    ]
+    path = write_json(tmp_path / "cvpr2019.json", records)
+    assert load(db_url, path).papers_inserted == 2
+    write_json(path, list(reversed(records)))  # read again, in another order
+    again = load(db_url, path)
+    assert (again.papers_inserted, again.papers_removed) == (0, 0)
+    assert sorted(r[0] for r in rows(db_url, "SELECT title FROM papers")) == ["Crowds", "Sorting"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -136,3 +137,48 @@ def test_0004_keeps_search_vectors_in_the_row_on_postgres(postgres_url: str, see
     alembic(postgres_url, "upgrade", "head")
     assert search_vector_storage(postgres_url) == "m"
     assert fetch(postgres_url, "SELECT count(*) FROM papers_with_code")[0][0] == 10
+
+
+def test_0005_moves_venues_to_sightings_and_keys_existing_papers(
+    db_url: str, tmp_path: Path
+) -> None:
+    alembic(db_url, "upgrade", "0004")
+    counts = ", ".join(["0"] * 10)
+    abstract = " ".join(["Sorting numbers with a small recurrent model"] * 4)
+    execute(
+        db_url,
+        # no explicit ids: the identity sequences must serve the load that follows
+        "INSERT INTO runs (started_at, status, sources_loaded, sources_skipped, "
+        "sources_failed, papers_inserted, papers_updated, papers_unchanged, papers_removed, "
+        f"links, methods, rejects) VALUES ('2026-01-01', 'succeeded', {counts})",
+        "INSERT INTO sources (path, checksum, fingerprint, format, size_bytes, record_count, "
+        "reject_count, loaded_at, run_id) SELECT 'old.json', 'c', 'f', 'json', 1, 1, 0, "
+        "'2026-01-01', id FROM runs",
+        "INSERT INTO papers (id, venue, year, title, abstract, abstract_raw, status, "
+        "content_hash, created_run_id, updated_run_id) SELECT 'pold', 'ICLR', 2018, "
+        f"'Sorting', '{abstract}', '{abstract}', 'Reject', 'h', id, id FROM runs",
+        "INSERT INTO paper_sources (paper_pk, source_id, position, run_id) "
+        "SELECT p.pk, s.id, 1, s.run_id FROM papers p, sources s",
+    )
+    alembic(db_url, "upgrade", "head")
+    assert fetch(db_url, "SELECT venue, year, status FROM paper_sources") == [
+        ("ICLR", 2018, "Reject")
+    ]
+    assert sorted(k.split(":")[0] for (k,) in fetch(db_url, "SELECT key FROM paper_keys")) == [
+        "abs",
+        "title",
+    ]
+    assert fetch(db_url, "SELECT venue, year, status FROM venue_summary") == [
+        ("ICLR", 2018, "Reject")
+    ]
+    new = tmp_path / "new.json"
+    new.write_text(
+        json.dumps([{"title": "Sorting", "abstract": abstract, "venue": "NeurIPS 2018"}])
+    )
+    load(db_url, new)  # the record finds the paper stored before 0005, which keeps its id
+    assert fetch(db_url, "SELECT id, venue FROM papers") == [("pold", "NeurIPS")]
+    alembic(db_url, "downgrade", "0004")
+    assert "paper_keys" not in schema(db_url)
+    assert "venue" not in {c for c, _ in schema(db_url)["paper_sources"]}  # type: ignore[attr-defined]
+    alembic(db_url, "upgrade", "head")
+    assert fetch(db_url, "SELECT count(*) FROM papers_with_code") == [(0,)]

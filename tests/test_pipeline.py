@@ -95,3 +95,29 @@ def test_transform_workers_import_neither_sqlalchemy_nor_the_loader() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     ).stdout
     assert found.strip() == "[]"
+
+
+def test_a_link_leaving_a_loaded_folder_is_listed_and_not_loaded(tmp_path: Path) -> None:
+    secret = tmp_path / "secret.txt"
+    secret.write_text("root:x:0:0:root:/root:/bin/bash\n", "utf-8")
+    folder = tmp_path / "lists"
+    folder.mkdir()
+    (folder / "a.jsonl").write_text(json.dumps({"title": "A paper"}) + "\n", "utf-8")
+    (folder / "passwd.txt").symlink_to(secret)
+    database = tmp_path / "p.db"
+    report = run(RunOptions(paths=(str(folder),), database_url=f"sqlite:///{database}"))
+    ignored = [(Path(s.path).name, s.message) for s in report.sources if s.status == "ignored"]
+    assert ignored == [("passwd.txt", f"a link leaving the folder (to {secret.resolve()})")]
+    with sqlite3.connect(database) as connection:
+        assert connection.execute("SELECT title FROM papers").fetchall() == [("A paper",)]
+
+
+def test_a_venues_file_adds_spellings_for_the_run(tmp_path: Path) -> None:
+    venues = tmp_path / "venues.toml"
+    venues.write_text('[[venue]]\nname = "MLSys"\nspellings = ["SysML"]\n', "utf-8")
+    source = tmp_path / "sysml2019.jsonl"
+    source.write_text(json.dumps({"title": "A paper", "venue": "sysml 2019"}) + "\n", "utf-8")
+    database = tmp_path / "p.db"
+    run(RunOptions(paths=(str(source),), database_url=f"sqlite:///{database}", venues=str(venues)))
+    with sqlite3.connect(database) as connection:
+        assert connection.execute("SELECT venue, year FROM papers").fetchall() == [("MLSys", 2019)]

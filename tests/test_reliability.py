@@ -88,7 +88,8 @@ def test_a_venue_override_rereads_an_unchanged_file(tmp_path: Path, seeds: Path)
     url = f"sqlite:///{tmp_path / 'papers.db'}"
     load(url, seeds)
     report = load(url, seeds, venue="ICML-W")
-    assert report.sources_loaded == 2 and report.papers_updated == 38
+    # the venue is the sighting's, not the papers' content: papers stay, their venue changes
+    assert report.sources_loaded == 2 and report.papers_unchanged == 38
     with sqlite3.connect(tmp_path / "papers.db") as connection:
         assert connection.execute("SELECT DISTINCT venue FROM papers").fetchall() == [("ICML-W",)]
 

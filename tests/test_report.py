@@ -16,14 +16,17 @@ from tests.conftest import SEEDS, fetch, load
 HOSTILE_TITLE = "<script>alert(1)</script> Zorb & co"
 BUILDS_ON = [
     {
+        "venue": "zorb",
         "title": HOSTILE_TITLE,
         "abstract": "We propose ZorbNet, a novel architecture for sparse attention. Code at https://gitlab.com/acme/zorbnet",
     },
     {
-        "abstract": "We build on ZorbNet and extend it to graphs, outperforming ZorbNet on three benchmarks."
+        "venue": "zorb",
+        "abstract": "We build on ZorbNet and extend it to graphs, outperforming ZorbNet on three benchmarks.",
     },
     {
-        "abstract": "Our method improves ZorbNet with Rotary Position Embedding (RoPE) for long inputs."
+        "venue": "zorb",
+        "abstract": "Our method improves ZorbNet with Rotary Position Embedding (RoPE) for long inputs.",
     },
 ]
 
@@ -56,7 +59,12 @@ def test_every_section_has_a_chart_and_its_numbers(db_url: str, tmp_path: Path) 
     for key, body in found.items():
         assert body.count("<svg") == 1, key
         assert "<table>" in body, key
-    venues = fetch(db_url, "SELECT venue, year, papers, papers_with_code FROM venue_summary")
+    venues = fetch(  # no paper here has two statuses at one venue and year
+        db_url,
+        "SELECT venue, year, SUM(papers), SUM(papers_with_code) FROM venue_summary "
+        "GROUP BY venue, year",
+    )
+    assert {v[0] for v in venues} == {"ICML", "zorb"}
     for venue, year, papers, with_code in venues:
         assert re.search(
             rf"<td>{venue}</td><td class=\"number\">{year}</td><td class=\"number\">{papers}</td><td class=\"number\">{with_code}</td>",

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from etl.transform.links import collect_links, find_urls, make_link
+from etl.transform.links import collect_links, external_ids, find_urls, make_link
 
 
 def urls(text: str) -> list[tuple[str, str]]:
@@ -213,3 +213,110 @@ def test_links_are_always_clean_https_urls(text: str) -> None:
         if link.kind == "code":
             assert link.repo_owner and link.repo_name
             assert not link.url.endswith((".git", "/"))
+
+
+# Link shapes of real lists (issue 17), made-up values.
+
+
+def field_links(name: str, value: str) -> list[tuple[str, str, str | None, str | None]]:
+    """(url, kind, owner, name) of the links of one record field."""
+    return [
+        (link.url, link.kind, link.repo_owner, link.repo_name)
+        for link in collect_links({}, ((name, value),))
+    ]
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        (  # Markdown link around a Markdown image, and a second link that is no repository
+            "[![github](/images/github_icon.svg) lab/tool](https://github.com/lab/tool) + "
+            "[![pwc](/images/pwc_icon.svg) 3 implementations](https://paperswithcode.com/paper/x)",
+            [
+                ("https://github.com/lab/tool", "code", "lab", "tool"),
+                ("https://paperswithcode.com/paper/x", "other", None, None),
+            ],
+        ),
+        (  # parentheses inside a Markdown target
+            "[lab/tool](https://github.com/lab/tool/tree/main/alg/Deep%20(MRNN))",
+            [("https://github.com/lab/tool", "code", "lab", "tool")],
+        ),
+        (
+            '<a href="https://github.com/lab/tool">code</a>',
+            [("https://github.com/lab/tool", "code", "lab", "tool")],
+        ),
+        ("git@github.com:lab/tool.git", [("https://github.com/lab/tool", "code", "lab", "tool")]),
+        ("github.com:lab/tool", [("https://github.com/lab/tool", "code", "lab", "tool")]),
+        (  # spaces inside the repository path: kept whole, never cut at the first
+            "https://github.com/lab/Spaced Tool Name",
+            [("https://github.com/lab/Spaced%20Tool%20Name", "code", "lab", "Spaced Tool Name")],
+        ),
+        (
+            "https://github.com/lab/one; https://github.com/lab/two",
+            [
+                ("https://github.com/lab/one", "code", "lab", "one"),
+                ("https://github.com/lab/two", "code", "lab", "two"),
+            ],
+        ),
+        (  # a remark after the URL is not part of it
+            "https://github.com/lab/tool (official)",
+            [("https://github.com/lab/tool", "code", "lab", "tool")],
+        ),
+    ],
+)
+def test_code_links_in_the_field_shapes_real_lists_use(
+    value: str, expected: list[tuple[str, str, str | None, str | None]]
+) -> None:
+    assert field_links("github", value) == expected
+
+
+def test_a_url_split_after_its_scheme_in_an_abstract_is_found() -> None:
+    assert urls("Code is at https: //github.com/lab/tool-x") == [
+        ("https://github.com/lab/tool-x", "code")
+    ]
+
+
+def test_link_fields_that_give_no_link_are_named_and_other_fields_give_only_code() -> None:
+    silent: list[str] = []
+    links = collect_links(
+        {},
+        (("github", "coming soon"), ("project", "https://lab.example.org/tool")),
+        silent,
+        (("bibtex", "url = {https://lab.example.org/x}, note = {github.com/lab/tool}"),),
+    )
+    assert silent == ["github"]
+    assert [(link.url, link.found_in) for link in links] == [
+        ("https://lab.example.org/tool", "project"),
+        ("https://github.com/lab/tool", "bibtex"),
+    ]
+
+
+def test_a_record_gives_its_own_external_ids_never_those_its_abstract_cites() -> None:
+    links = collect_links(
+        {"abstract": "Builds on https://arxiv.org/abs/1706.03762 and doi:10.1/other."},
+        (
+            ("site", "https://openreview.net/forum?id=AbC_12-x"),
+            ("arxiv", "2310.16808v2"),
+            ("doi", "10.1145/3592108"),
+            ("project", "https://arxiv.org/abs/1111.22222"),
+        ),
+    )
+    assert external_ids(links, None) == (
+        "doi:10.1145/3592108",
+        "arxiv:2310.16808",
+        "openreview:AbC_12-x",
+    )
+    assert external_ids((), "10.1609/AAAI.V36I2.20034") == ("doi:10.1609/aaai.v36i2.20034",)
+    assert external_ids((), "8793770") == ()  # a number is no known id
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Code: htps://github.com/lab/tool-x.",
+        "Code: https//github.com/lab/tool-x upon publication",
+        "Code: https: //github.com/lab/tool-x",
+    ],
+)
+def test_repositories_behind_a_mistyped_scheme_are_found(text: str) -> None:
+    assert urls(text) == [("https://github.com/lab/tool-x", "code")]

@@ -31,11 +31,13 @@ CONTRACT = {
         "topics",
         "methods",
         "code_urls",
+        "tasks",
     },
     "method_index": {"method", "kind", "role", "paper_id", "title"},
     "acronym_glossary": {"acronym", "expansion", "paper_id"},
     "topic_summary": {"topic", "parent", "papers", "papers_with_code", "share_with_code"},
     "venue_summary": {"venue", "year", "papers", "papers_with_code"},
+    "task_index": {"task", "topic", "papers", "papers_with_code", "share_with_code"},
 }
 
 
@@ -48,6 +50,15 @@ def test_contract_views_exist_with_their_columns(seeded_url: str) -> None:
             assert columns <= {c["name"] for c in inspector.get_columns(view)}, view
     finally:
         engine.dispose()
+
+
+def test_tasks_are_the_last_column_of_paper_overview(seeded_url: str) -> None:
+    engine = create_engine(seeded_url)
+    try:
+        columns = [c["name"] for c in inspect(engine).get_columns("paper_overview")]
+    finally:
+        engine.dispose()
+    assert columns[-1] == "tasks"
 
 
 def test_papers_with_code_lists_ten_papers_with_clean_github_urls(seeded_url: str) -> None:

@@ -1,9 +1,11 @@
 """Extract stage: find input files, fingerprint them, and stream their records.
 
-Public entry points: `discover` (paths to files), `identify` (a file to a SourceFile, or a
-SourceError saying why it cannot be read) and `read_records` (a SourceFile to a stream of
-RawRecord and Reject). `read_items` streams the same records but leaves JSON Lines unparsed;
-`parse_item` finishes one, and being pure it can run in a worker process.
+Public entry points: `discover` / `discover_all` (paths to files, and what a folder held that
+is skipped), `identify` (a file to a SourceFile, or a SourceError saying why it cannot be
+read) and `read_records` (a SourceFile to a stream of RawRecord and Reject). `read_items`
+streams the same records but leaves JSON Lines unparsed; `parse_item` finishes one, and being
+pure it can run in a worker process. Venues are named canonically from the table that
+`load_venues` reads and `use_venues` sets for a process.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from etl.errors import SourceError
-from etl.extract.files import detect_format, discover, fingerprint, read_head
+from etl.extract.files import detect_format, discover, discover_all, fingerprint, read_head
 from etl.extract.readers import (
     READERS,
     JsonLine,
@@ -20,16 +22,21 @@ from etl.extract.readers import (
     is_header,
     parse_json_line,
 )
+from etl.extract.venues import VenueTable, load_venues, use_venues, venue_in_name
 from etl.models import RawRecord, Reject, SourceFile
 
 __all__ = [
     "Item",
+    "VenueTable",
     "discover",
+    "discover_all",
     "guess_venue_year",
     "identify",
+    "load_venues",
     "parse_item",
     "read_items",
     "read_records",
+    "use_venues",
 ]
 
 Item = RawRecord | Reject | JsonLine
@@ -49,7 +56,7 @@ def identify(path: Path, *, venue: str | None = None, year: int | None = None) -
         elif len(head.strip()) == 0:
             raise SourceError(str(path), "the file holds only blank lines")
     if guessed_venue is None or guessed_year is None:
-        name_venue, name_year = guess_venue_year(path.stem)
+        name_venue, name_year = venue_in_name(path.stem)  # only a known venue: not `r20k`
         guessed_venue = guessed_venue or name_venue
         guessed_year = guessed_year or name_year
     return SourceFile(
@@ -61,6 +68,8 @@ def identify(path: Path, *, venue: str | None = None, year: int | None = None) -
         encoding=encoding,
         venue=venue or guessed_venue,
         year=year if year is not None else guessed_year,
+        venue_given=venue is not None,
+        year_given=year is not None,
     )
 
 

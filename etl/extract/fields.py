@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from functools import lru_cache
 from typing import Any
 
+from etl.extract.venues import parse_venue
 from etl.models import RawRecord, Reject
 
 MAX_ABSTRACT_CHARS = 100_000
@@ -61,7 +62,17 @@ LINK_FIELDS = (
     "data",
     "dataset",
     "dataseturl",
+    "site",
+    "oa",
+    "urlpaper",
+    "supp",
+    "supplementary",
 )
+# Fields that hold one link per author (`;`-joined, aligned with the authors), as OpenReview
+# exports' `homepage` does: author links, never the paper's project page.
+AUTHOR_LINK_FIELDS = ("homepage", "homepages", "authorhomepage", "authorhomepages", "authorurls")
+# A field not otherwise mapped whose text holds one of these is searched for code links too.
+CODE_HOST_HINTS = ("github.com", "gitlab.com", "bitbucket.org", "huggingface.co", "codeberg.org")
 
 
 @lru_cache(maxsize=1024)  # a file's field names repeat on every record
@@ -79,8 +90,14 @@ def record_from_mapping(
     year: int | None,
     raw: str,
     source_id: str | None = None,
+    venue_given: bool = False,
+    year_given: bool = False,
 ) -> RawRecord | Reject:
-    """Build a RawRecord from a JSON object or CSV row, or a Reject saying what is wrong."""
+    """Build a RawRecord from a JSON object or CSV row, or a Reject saying what is wrong.
+
+    `venue` and `year` are the file's (from its header or name): the record's own beat them,
+    unless the user gave them (`venue_given`, `year_given`).
+    """
     fields = {field_key(k): (k, v) for k, v in data.items() if isinstance(k, str)}
     used: set[str] = set()
 
@@ -109,15 +126,17 @@ def record_from_mapping(
             f"title is {len(title):,} characters; the limit is {MAX_TITLE_CHARS:,}",
             raw[:10_000],
         )
-    authors = split_names(take(AUTHOR_FIELDS))
+    authors = split_names(take(AUTHOR_FIELDS), unique=False)
     keywords = split_names(take(KEYWORD_FIELDS))
     status = _text(take(STATUS_FIELDS))
     record_id = _text(take(ID_FIELDS)) or source_id
-    record_venue = _text(take(VENUE_FIELDS))
-    record_year = parse_year(take(YEAR_FIELDS))
+    record_venue, venue_year, venue_rest = parse_venue(_text(take(VENUE_FIELDS)) or "")
+    record_year = parse_year(take(YEAR_FIELDS)) or venue_year
+    not_links: set[str] = set()
+    author_links = _author_links(fields, used, not_links, len(authors))
     links: list[tuple[str, str]] = []
     for key in LINK_FIELDS:
-        if key in fields:
+        if key in fields and key not in used and key not in not_links:
             name, value = fields[key]
             for url in _strings(value):
                 links.append((name, url))
@@ -125,24 +144,63 @@ def record_from_mapping(
     if source_id and re.match(r"(?i)^(https?://|www\.)", source_id):
         links.append(("key", source_id))
     extra = {fields[k][0]: fields[k][1] for k in fields if k not in used}
+    mentions = tuple(
+        (name, value)
+        for name, value in extra.items()
+        if isinstance(value, str) and any(hint in value.lower() for hint in CODE_HOST_HINTS)
+    )
     return RawRecord(
         source=source,
         position=position,
-        venue=venue or _venue_name(record_venue),
-        year=year if year is not None else record_year,
+        venue=venue if venue_given or not record_venue else record_venue,
+        year=year if year_given or record_year is None else record_year,
         title=title,
         abstract=abstract,
         authors=authors,
         keywords=keywords,
         links=tuple(links),
-        status=status,
+        status=status or venue_rest,
         source_id=record_id,
         extra=json.dumps(extra, ensure_ascii=False, default=str) if extra else None,
+        author_links=author_links,
+        code_mentions=mentions,
     )
 
 
-def split_names(value: Any) -> tuple[str, ...]:
-    """Authors or keywords from a list, or from one string joined by `;`, `,` or ` and `."""
+def _author_links(
+    fields: dict[str, tuple[str, Any]], used: set[str], not_links: set[str], author_count: int
+) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """Per-author link fields whose values line up with the author slots (marked used).
+
+    A `homepage` with one value per author is the authors'; one value for a paper of several
+    authors is the paper's (left to the link fields); a `;`-joined list that does not line up
+    with the authors is kept in `extra` only.
+    """
+    found = []
+    for key in AUTHOR_LINK_FIELDS:
+        if key not in fields:
+            continue
+        name, value = fields[key]
+        if isinstance(value, list | tuple):
+            values = tuple("" if v is None else str(v).strip() for v in value)
+        elif isinstance(value, str):
+            values = tuple(v.strip() for v in value.split(";"))
+        else:
+            continue
+        if author_count and len(values) == author_count:
+            found.append((name, values))
+            used.add(key)
+        elif len(values) > 1:
+            not_links.add(key)
+    return tuple(found)
+
+
+def split_names(value: Any, *, unique: bool = True) -> tuple[str, ...]:
+    """Authors or keywords from a list, or from one string joined by `;`, `,` or ` and `.
+
+    Authors keep every slot (`unique=False`): a list naming someone twice stores them twice,
+    so that stored author slots always equal those in the input.
+    """
     if value is None:
         return ()
     if isinstance(value, list | tuple):
@@ -159,11 +217,14 @@ def split_names(value: Any) -> tuple[str, ...]:
             text = _text(item)
             if text:
                 items.append(text)
-        return tuple(dict.fromkeys(items))
+        return tuple(dict.fromkeys(items)) if unique else tuple(items)
     text = _text(value) or ""
     separator = ";" if ";" in text else ("|" if "|" in text else ",")
-    parts = [p for chunk in text.split(separator) for p in re.split(r"\s+and\s+", chunk)]
-    return tuple(dict.fromkeys(p.strip() for p in parts if p.strip()))
+    chunks = text.split(separator)
+    # `A, B and C` names three; in a `;`- or `|`-joined list, each part is one slot as written
+    parts = chunks if separator != "," else [p for c in chunks for p in re.split(r"\s+and\s+", c)]
+    names = [p.strip() for p in parts if p.strip()]
+    return tuple(dict.fromkeys(names)) if unique else tuple(names)
 
 
 def parse_year(value: Any) -> int | None:
@@ -172,14 +233,6 @@ def parse_year(value: Any) -> int | None:
         return value
     match = re.search(r"\b(19|20)\d{2}\b", str(value)) if value is not None else None
     return int(match.group(0)) if match else None
-
-
-def _venue_name(value: str | None) -> str | None:
-    """The venue name without a year in it (`ICLR 2025` -> `ICLR`)."""
-    if not value:
-        return None
-    name = re.sub(r"\b(19|20)\d{2}\b", "", value).strip(" -_,")
-    return name or None
 
 
 def _present(value: Any) -> bool:
@@ -197,9 +250,10 @@ def _text(value: Any) -> str | None:
 
 
 def _strings(value: Any) -> list[str]:
-    """The URL strings in a link field (a string, a list, or a mapping of them)."""
+    """The strings of a link field (a string, a list, or a mapping of them), whole: the
+    transform finds the links in each (Markdown, several joined by `;`, spaces in a URL)."""
     if isinstance(value, str):
-        return [v for v in re.split(r"[\s,;]+", value.strip()) if v]
+        return [value.strip()] if value.strip() else []
     if isinstance(value, list | tuple):
         return [s for item in value for s in _strings(item)]
     if isinstance(value, Mapping):

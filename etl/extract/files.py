@@ -6,7 +6,9 @@ import codecs
 import glob
 import hashlib
 import io
+import os
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
@@ -27,15 +29,30 @@ CHUNK = 1 << 20
 
 def discover(paths: Sequence[str]) -> tuple[list[Path], list[Path]]:
     """Expand files, folders and globs into (supported files, unsupported files in folders)."""
+    found = discover_all(paths)
+    return found.files, found.unsupported
+
+
+@dataclass(frozen=True)
+class Discovery:
+    """What the given paths hold: files to load, and what a folder held that is not loaded."""
+
+    files: list[Path]
+    unsupported: list[Path]
+    skipped: list[tuple[Path, str]]  # (path, why): links leaving their folder, linked folders
+
+
+def discover_all(paths: Sequence[str]) -> Discovery:
+    """Expand files, folders and globs. A folder is searched without leaving it: a link to a
+    file outside it, or to a folder, is skipped and listed; a link named by the user (as a
+    path or by a glob) is followed."""
     found: list[Path] = []
     unsupported: list[Path] = []
+    skipped: list[tuple[Path, str]] = []
     for given in paths:
         path = Path(given)
         if path.is_dir():
-            for child in sorted(p for p in path.rglob("*") if p.is_file()):
-                if child.name.startswith("."):
-                    continue
-                (found if child.suffix.lower() in FORMATS_BY_SUFFIX else unsupported).append(child)
+            _walk(path, found, unsupported, skipped)
         elif path.is_file():
             found.append(path)
         elif glob.has_magic(given):
@@ -47,7 +64,35 @@ def discover(paths: Sequence[str]) -> tuple[list[Path], list[Path]]:
         else:
             raise SourceError(given, "no such file or folder")
     unique = list(dict.fromkeys(p.resolve() for p in found))
-    return unique, unsupported
+    return Discovery(unique, unsupported, skipped)
+
+
+def _walk(
+    folder: Path, found: list[Path], unsupported: list[Path], skipped: list[tuple[Path, str]]
+) -> None:
+    """The files of a folder and its subfolders, links leaving it skipped (and listed)."""
+    root = folder.resolve()
+    for directory, subdirs, names in os.walk(folder):  # never follows linked folders
+        here = Path(directory)
+        for name in sorted(subdirs):
+            if (here / name).is_symlink() and not name.startswith("."):
+                skipped.append((here / name, "a link to a folder: not followed"))
+        subdirs[:] = sorted(d for d in subdirs if not (here / d).is_symlink())
+        for name in sorted(names):
+            child = here / name
+            if name.startswith("."):
+                continue
+            if child.is_symlink():
+                target = child.resolve()
+                if not target.is_relative_to(root):
+                    skipped.append((child, f"a link leaving the folder (to {target})"))
+                    continue
+                if not target.is_file():
+                    skipped.append((child, "a link to no file"))
+                    continue
+            elif not child.is_file():
+                continue
+            (found if child.suffix.lower() in FORMATS_BY_SUFFIX else unsupported).append(child)
 
 
 def detect_encoding(head: bytes) -> str:

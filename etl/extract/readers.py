@@ -21,6 +21,7 @@ from etl.extract.fields import (
     record_from_mapping,
 )
 from etl.extract.files import iter_lines, open_text
+from etl.extract.venues import venue_in_name
 from etl.models import RawRecord, Reject, SourceFile
 
 Record = RawRecord | Reject  # what parsing gives: a record, or why a piece of input is none
@@ -59,7 +60,11 @@ _WORD = re.compile(r"[^\W_](?:[^\W_]|-)*")
 
 
 def guess_venue_year(text: str) -> tuple[str | None, int | None]:
-    """Venue and year named in a header or file name, e.g. `Accepted papers — ICLR 2025`."""
+    """Venue and year named in a list's header, e.g. `Accepted papers — ICLR 2025`: a known
+    venue by its canonical name, else the word that looks most like a venue's name."""
+    known, year = venue_in_name(text)
+    if known:
+        return known, year
     match = _YEAR.search(text)
     year = int(match.group(1)) if match else None
     before = text[: match.start()] if match else text
@@ -211,6 +216,8 @@ def _json_record(
         year=source.year,
         raw=raw,
         source_id=source_id,
+        venue_given=source.venue_given,
+        year_given=source.year_given,
     )
 
 
@@ -232,12 +239,25 @@ def read_csv(source: SourceFile, encoding: str) -> Iterator[Record]:
                 f"CSV needs a title or abstract column; found columns: {shown}",
                 line=1,
             )
+        suspicious = _stray_line_breaks(handle, delimiter)
+        handle.seek(0)
+        reader = csv.DictReader(handle, delimiter=delimiter)
         line = 1
         try:
             for row in reader:
                 position = line + 1
+                lines = reader.line_num - line
                 line = reader.line_num
                 raw = json.dumps(row, ensure_ascii=False)
+                if lines > 1 and suspicious:
+                    yield Reject(
+                        source.path,
+                        position,
+                        f"quoting runs over {lines} lines (lines {position}-{line}) where the "
+                        "file's other records take one line each: an unclosed quote?",
+                        raw,
+                    )
+                    continue
                 if None in row:  # more cells than header columns
                     row = {k: v for k, v in row.items() if k is not None}
                 yield record_from_mapping(
@@ -247,11 +267,33 @@ def read_csv(source: SourceFile, encoding: str) -> Iterator[Record]:
                     venue=source.venue,
                     year=source.year,
                     raw=raw,
+                    venue_given=source.venue_given,
+                    year_given=source.year_given,
                 )
         except csv.Error as exc:
             raise SourceError(
                 source.path, f"CSV does not parse: {exc}", line=reader.line_num
             ) from exc
+
+
+# A file whose records span several lines this rarely (share of records) does not use line
+# breaks inside quotes: a record that does has an unclosed quote that swallowed what follows.
+STRAY_LINE_BREAK_SHARE = 0.1
+
+
+def _stray_line_breaks(handle: TextIO, delimiter: str) -> bool:
+    """Whether records over several lines are rare in this CSV (a first pass, rows not kept)."""
+    reader = csv.reader(handle, delimiter=delimiter)
+    records = multi_line = 0
+    line = 0
+    try:
+        for _ in reader:
+            records += 1
+            multi_line += reader.line_num - line > 1
+            line = reader.line_num
+    except csv.Error:
+        return False  # the reading pass reports it, with its line
+    return 0 < multi_line <= STRAY_LINE_BREAK_SHARE * records
 
 
 def _sniff_delimiter(sample: str) -> str:

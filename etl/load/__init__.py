@@ -21,6 +21,7 @@ from etl.load.writer import (
     delete_orphans,
     optimize_search,
     source_state,
+    sync_tasks,
     sync_topics,
     touch_source,
 )
@@ -43,6 +44,7 @@ __all__ = [
     "run_lock",
     "source_state",
     "start_run",
+    "sync_tasks",
     "sync_topics",
     "touch_source",
     "upgrade_to_head",

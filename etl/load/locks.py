@@ -10,7 +10,7 @@ locks (keys in a namespace of our own, bound as parameters):
   methods (it waits for the other loaders to finish, because a loader may have committed a
   lookup row that its paper rows will use);
 - the database lock (`DATABASE`): held for a transaction by database-wide work that is quick:
-  migrations and the topic sync;
+  migrations and the topic and task sync;
 - one lock per run id, held for the run's length: a `running` run whose lock is free belongs
   to a process that died, and is marked interrupted;
 - one lock per source path, held by the source's transaction: a loader skips a source
@@ -18,7 +18,13 @@ locks (keys in a namespace of our own, bound as parameters):
   it is usually loaded, and unchanged; a loader killed meanwhile left it to the others);
 - one lock per lookup table (authors, links, methods), held by the short transaction that
   adds a batch's new lookup rows, so that loaders add them one at a time (no duplicate, no
-  deadlock, ids read back by range).
+  deadlock, ids read back by range);
+- one lock per paper identity key (a hashed `doi:`, `abs:`, `title:` ... key), held by the
+  source's transaction from the batch that first resolves a record by it: paper identity is
+  decided by reading `paper_keys` and then inserting, so two loaders that both found nothing
+  stored would otherwise each create a paper for one identity. A batch takes its keys in
+  sorted order; two sources that take each other's keys across batches deadlock, the server
+  says so (40P01) and the source is loaded again.
 
 Session locks live on the run's own connection and die with it: a killed loader holds nothing.
 """
@@ -29,7 +35,7 @@ import fcntl
 import hashlib
 import os
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -40,7 +46,8 @@ from etl.errors import LockedError
 
 NAMESPACE = 0x65746C00  # "etl\0": the first key of every advisory lock of ours
 DATABASE, LOADERS, FULL_REFRESH = 1, 2, 3  # second keys of the database-wide locks
-RUNS, SOURCES, LOOKUPS = NAMESPACE + 1, NAMESPACE + 2, NAMESPACE + 3  # namespaces of one key each
+# namespaces of one key each
+RUNS, SOURCES, LOOKUPS, IDENTITIES = NAMESPACE + 1, NAMESPACE + 2, NAMESPACE + 3, NAMESPACE + 4
 EXCLUDE_POLL_SECONDS = 0.5
 
 BUSY_MESSAGE = (
@@ -153,7 +160,7 @@ def _held(connection: Connection, key: int) -> int:
 
 def hold_database(connection: Connection) -> None:
     """Hold the database lock until this transaction ends (PostgreSQL): migrations and the
-    topic sync run one loader at a time."""
+    topic and task sync run one loader at a time."""
     if connection.dialect.name == "postgresql":
         connection.execute(
             text("SELECT pg_advisory_xact_lock(:a, :b)"), {"a": NAMESPACE, "b": DATABASE}
@@ -199,6 +206,18 @@ def hold_lookup_table(connection: Connection, table: str) -> None:
     """Add a lookup table's rows one loader at a time, until this transaction ends."""
     if connection.dialect.name == "postgresql":
         connection.execute(text("SELECT pg_advisory_xact_lock(:a, :b)"), _pair(LOOKUPS, table))
+
+
+def hold_identities(connection: Connection, keys: Iterable[str]) -> None:
+    """Hold each paper identity key until this transaction ends (PostgreSQL), in the order of
+    their lock numbers, so that two batches taking overlapping keys queue rather than deadlock
+    (and decide a paper's identity one after the other)."""
+    if connection.dialect.name != "postgresql":
+        return
+    numbers = sorted({_pair(IDENTITIES, key)["b"] for key in keys})
+    if numbers:
+        statement = text("SELECT pg_advisory_xact_lock(:a, :b)")
+        connection.execute(statement, [{"a": IDENTITIES, "b": number} for number in numbers])
 
 
 def other_loaders(connection: Connection) -> int:

@@ -132,6 +132,7 @@ papers = Table(
     Column("method_names", Text, comment="names of the paper's methods, for search"),
     Column("content_hash", Text, nullable=False),
     Column("created_run_id", ForeignKey("runs.id"), nullable=False),
+    Column("title_raw", Text, comment="title as written in the source"),
     Column("updated_run_id", ForeignKey("runs.id"), nullable=False),
     Index(None, "venue", "year"),
     comment="One row per distinct paper.",
@@ -151,8 +152,25 @@ paper_sources = Table(
     Column(
         "run_id", ForeignKey("runs.id"), nullable=False, comment="the last run that saw it there"
     ),
+    Column("venue", Text, comment="venue as this source gives it (canonical name)"),
+    Column("year", Integer, comment="year as this source gives it"),
+    Column("status", Text, comment="status or track as this source gives it"),
     Index(None, "source_id", "run_id"),
-    comment="Where each paper was seen.",
+    comment="Where each paper was seen: each sighting with its venue, year and status.",
+)
+
+paper_keys = Table(
+    "paper_keys",
+    metadata,
+    _paper_ref(),
+    Column(
+        "key",
+        Text,
+        primary_key=True,
+        comment="doi:, arxiv:, openreview:, abs: (abstract hash), title: (title hash), text:",
+    ),
+    Index(None, "key"),
+    comment="What identifies each paper; records are matched to papers through these.",
 )
 
 authors = Table(
@@ -168,6 +186,7 @@ paper_authors = Table(
     _paper_ref(),
     Column("position", Integer, primary_key=True, comment="1 for the first author"),
     Column("author_id", ForeignKey("authors.id"), nullable=False, index=True),
+    Column("homepage", Text, comment="the author's link as this paper's source gives it"),
 )
 
 methods = Table(
@@ -226,6 +245,30 @@ paper_topics = Table(
     Column("evidence", Text, nullable=False, comment="the terms that matched, comma separated"),
 )
 
+tasks = Table(
+    "tasks",
+    metadata,
+    Column("name", Text, primary_key=True),
+    Column(
+        "topic_slug",
+        ForeignKey("topics.slug"),
+        nullable=False,
+        index=True,
+        comment="the topic the task belongs to",
+    ),
+    Column("terms", Text, comment="JSON array of the other names that signal the task"),
+    comment="Tasks papers address (the taxonomy's [[task]] tables), each under a topic.",
+)
+
+paper_tasks = Table(
+    "paper_tasks",
+    metadata,
+    _paper_ref(),
+    Column("task_name", ForeignKey("tasks.name"), primary_key=True, index=True),
+    Column("score", Float, nullable=False),
+    Column("evidence", Text, nullable=False, comment="the names that matched, comma separated"),
+)
+
 links = Table(
     "links",
     metadata,
@@ -258,4 +301,4 @@ rejects = Table(
 )
 
 # Tables whose rows hang off a paper and are rewritten when the paper changes.
-PAPER_CHILDREN = (paper_authors, paper_links, paper_methods, acronyms, paper_topics)
+PAPER_CHILDREN = (paper_authors, paper_links, paper_methods, acronyms, paper_topics, paper_tasks)

@@ -9,7 +9,20 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Connection, Table, and_, bindparam, delete, func, select, text, update
+from sqlalchemy import (
+    Boolean,
+    Connection,
+    Table,
+    and_,
+    bindparam,
+    case,
+    delete,
+    func,
+    or_,
+    select,
+    text,
+    update,
+)
 
 from etl.load import locks
 from etl.load import schema as s
@@ -24,8 +37,17 @@ from etl.load.bulk import (
     upsert_rows,
 )
 from etl.load.foreign_keys import ForeignKeysCheckedAtEnd
+from etl.load.identity import IdentityResolver
 from etl.load.search_index import BulkSearchIndex
-from etl.models import PAPER_VALUE_COUNT, MethodValues, PaperRows, Reject, SourceFile, Topic
+from etl.models import (
+    PAPER_VALUE_COUNT,
+    MethodValues,
+    PaperRows,
+    Reject,
+    SourceFile,
+    Task,
+    Topic,
+)
 
 # The columns of `papers` that a paper's content decides: PaperRows' first fields.
 PAPER_COLUMNS = PaperRows._fields[:PAPER_VALUE_COUNT]
@@ -88,6 +110,7 @@ class SourceLoader:
         # PostgreSQL, unless this load dropped the foreign keys (which locks them all out).
         self.shared = connection.dialect.name == "postgresql" and not self.foreign_keys.dropped
         self.lookup_connection = connection.engine.connect() if self.shared else None
+        self.identity = IdentityResolver(connection)
         if connection.dialect.name == "postgresql":
             _compress_with_lz4(connection)
 
@@ -153,7 +176,17 @@ class SourceLoader:
             self._write_rejects(rejects)
         if not papers:
             return
-        latest = {p.id: p for p in papers}  # a paper twice in a batch: its last version
+        if self.shared:  # decide these identities one loader at a time (etl.load.locks)
+            locks.hold_identities(self.connection, (k for p in papers for k in p.keys))
+        papers = self.identity.resolve(papers)
+        latest: dict[str, PaperRows] = {}
+        for paper in papers:  # a paper twice in a batch: its last version with an abstract
+            if (
+                paper.id not in latest
+                or _has_abstract(paper)
+                or not _has_abstract(latest[paper.id])
+            ):
+                latest[paper.id] = paper
         stored = select_rows(
             self.connection, s.papers.c.id, (s.papers.c.pk, s.papers.c.content_hash), latest
         )
@@ -174,6 +207,7 @@ class SourceLoader:
             self._update_papers(changed, pks)
         self._write_children([*fresh, *changed], pks)
         self._write_provenance(papers, pks)
+        self._write_keys(papers, pks)
 
     def _taken_meanwhile(
         self, latest: dict[str, PaperRows], fresh: list[PaperRows], pks: RowNumbers
@@ -219,14 +253,22 @@ class SourceLoader:
                 **dict(zip(PAPER_COLUMNS, p.paper_values(), strict=True)),
                 "updated_run_id": self.run_id,
                 "row_number": pks[p.id],
+                "no_abstract": not _has_abstract(p),
             }
             for p in papers
         ]
         columns: dict[str, Any] = {
-            k: bindparam(k) for k in rows[0] if k not in ("id", "row_number")
+            k: bindparam(k) for k in rows[0] if k not in ("id", "row_number", "no_abstract")
         }
-        # Keep a title another source gave when this one has none.
+        # Keep a title another source gave when this one has none, and an abstract when
+        # this one's is a placeholder or too short to be one.
         columns["title"] = func.coalesce(bindparam("title"), s.papers.c.title)
+        columns["title_raw"] = func.coalesce(bindparam("title_raw"), s.papers.c.title_raw)
+        for name in ("abstract", "abstract_raw"):
+            columns[name] = case(
+                (bindparam("no_abstract", type_=Boolean), s.papers.c[name]),
+                else_=bindparam(name),
+            )
         statement = update(s.papers).where(s.papers.c.pk == bindparam("row_number")).values(columns)
         self.connection.execute(statement, rows)
         changed = [pks[p.id] for p in papers]
@@ -235,7 +277,7 @@ class SourceLoader:
                 self.connection.execute(delete(table).where(table.c.paper_pk.in_(part)))
 
     def _write_children(self, papers: Sequence[PaperRows], pks: RowNumbers) -> None:
-        """Authors, links, methods, acronyms and topics of newly written papers."""
+        """Authors, links, methods, acronyms, topics and tasks of newly written papers."""
         if not papers:
             return
         keyed = [(pks[p.id], p) for p in papers]
@@ -252,6 +294,12 @@ class SourceLoader:
             ("paper_pk", "topic_slug", "score", "evidence"),
             [(pk, *topic) for pk, p in keyed for topic in p.topics],
         )
+        insert_rows(
+            self.connection,
+            s.paper_tasks,
+            ("paper_pk", "task_name", "score", "evidence"),
+            [(pk, *task) for pk, p in keyed for task in p.tasks],
+        )
 
     def _write_authors(self, papers: Sequence[KeyedPaper]) -> None:
         names = {name: (name,) for _, p in papers for name in p.authors}
@@ -260,11 +308,21 @@ class SourceLoader:
         with self.lookups(s.authors) as connection:
             ids = resolve_ids(connection, s.authors, ("name",), names)
         rows = [
-            (pk, position, ids[name])
+            (
+                pk,
+                position,
+                ids[name],
+                p.author_homepages[position - 1] if p.author_homepages else None,
+            )
             for pk, p in papers
             for position, name in enumerate(p.authors, 1)
         ]
-        insert_rows(self.connection, s.paper_authors, ("paper_pk", "position", "author_id"), rows)
+        insert_rows(
+            self.connection,
+            s.paper_authors,
+            ("paper_pk", "position", "author_id", "homepage"),
+            rows,
+        )
 
     def _write_links(self, papers: Sequence[KeyedPaper]) -> None:
         links = {
@@ -306,11 +364,17 @@ class SourceLoader:
         """Where each paper was seen; a row seen again is stamped with this run."""
         rows = list(
             {
-                (p.id, p.position): (pks[p.id], self.source_id, p.position, self.run_id)
+                (p.id, p.position): (
+                    pks[p.id],
+                    self.source_id,
+                    p.position,
+                    self.run_id,
+                    *p.sighting,
+                )
                 for p in papers
             }.values()
         )
-        columns = ("paper_pk", "source_id", "position", "run_id")
+        columns = ("paper_pk", "source_id", "position", "run_id", "venue", "year", "status")
         if self.first_load:  # nothing to conflict with: a plain insert (COPY on PostgreSQL)
             insert_rows(self.connection, s.paper_sources, columns, rows)
             return
@@ -320,7 +384,14 @@ class SourceLoader:
             columns,
             rows,
             conflict=["paper_pk", "source_id", "position"],
-            update=["run_id"],
+            update=["run_id", "venue", "year", "status"],
+        )
+
+    def _write_keys(self, papers: Sequence[PaperRows], pks: RowNumbers) -> None:
+        """Remember what identifies each paper, for the records of later batches and runs."""
+        rows = list(dict.fromkeys((pks[p.id], key) for p in papers for key in p.keys))
+        upsert_rows(
+            self.connection, s.paper_keys, ("paper_pk", "key"), rows, conflict=["paper_pk", "key"]
         )
 
     def _write_rejects(self, rejects: Sequence[Reject]) -> None:
@@ -339,6 +410,7 @@ class SourceLoader:
         stale = and_(
             s.paper_sources.c.source_id == self.source_id, s.paper_sources.c.run_id != self.run_id
         )
+        self._derive_sighting_values()
         still_seen = select(1).where(
             s.paper_sources.c.paper_pk == s.papers.c.pk,
             ~and_(
@@ -360,6 +432,45 @@ class SourceLoader:
             .values(record_count=self.counts.records, reject_count=self.counts.rejects)
         )
         return self.counts
+
+    def _derive_sighting_values(self) -> None:
+        """Set the venue, year and status of the papers this source holds or held from their
+        sightings that remain: an accepted one's (status not reject, withdrawn or desk
+        reject), else the latest year's; ties go to the source first loaded last, then to
+        the earlier position in it."""
+        live = s.paper_sources.alias("live")
+        current = or_(live.c.source_id != self.source_id, live.c.run_id == self.run_id)
+        status = func.lower(func.coalesce(live.c.status, ""))
+        refused = or_(status.like("%reject%"), status.like("%withdr%"))
+        order = (
+            case((refused, 1), else_=0),
+            func.coalesce(live.c.year, 0).desc(),
+            live.c.source_id.desc(),
+            live.c.position,
+        )
+
+        def derived(column: str) -> Any:
+            return (
+                select(live.c[column])
+                .where(live.c.paper_pk == s.papers.c.pk, current)
+                .order_by(*order)
+                .limit(1)
+                .scalar_subquery()
+            )
+
+        values = {name: derived(name) for name in ("venue", "year", "status")}
+        touched = select(s.paper_sources.c.paper_pk).where(
+            s.paper_sources.c.source_id == self.source_id
+        )
+        differs = or_(*(s.papers.c[name].is_distinct_from(v) for name, v in values.items()))
+        self.connection.execute(
+            update(s.papers).where(s.papers.c.pk.in_(touched), differs).values(values)
+        )
+
+
+def _has_abstract(paper: PaperRows) -> bool:
+    """Whether a record's abstract is substantive (it has an `abs:` identity key)."""
+    return any(key.startswith("abs:") for key in paper.keys)
 
 
 def _resolve_methods(
@@ -479,6 +590,19 @@ def sync_topics(connection: Connection, topics: Sequence[Topic]) -> None:
     )
 
 
+def sync_tasks(connection: Connection, tasks: Sequence[Task]) -> None:
+    """Make the tasks table hold the taxonomy's tasks (their topics synced first)."""
+    rows = [(t.name, t.topic, json.dumps(list(t.terms))) for t in tasks]
+    upsert_rows(
+        connection,
+        s.tasks,
+        ("name", "topic_slug", "terms"),
+        rows,
+        conflict=["name"],
+        update=["topic_slug", "terms"],
+    )
+
+
 @dataclass(frozen=True)
 class SourceState:
     """What the database remembers of a source file from its last load."""
@@ -512,6 +636,6 @@ def optimize_search(connection: Connection) -> None:
 
 def clear_data(connection: Connection) -> None:
     """Delete every paper and source (for --full-refresh); runs and rejects are history, kept."""
-    for table in (*s.PAPER_CHILDREN, s.paper_sources, s.papers, s.sources):
+    for table in (*s.PAPER_CHILDREN, s.paper_keys, s.paper_sources, s.papers, s.sources):
         connection.execute(delete(table))
     delete_orphans(connection)

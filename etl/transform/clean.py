@@ -9,7 +9,7 @@ from collections.abc import Callable
 # A URL as written in running text; what may end it is trimmed later.
 # CJK and full-width punctuation (`。`, `，`) ends a URL as a space would.
 URL_RE = re.compile(
-    r"""(?i)(?:https?://|\bwww\.)[^\s<>"'`{}|\\^\[\]\u3000-\u303f\uff00-\uffef\ue000\ue001]+"""
+    r"""(?i)(?:https?://|\bwww\.)[^\s<>"'`{}|\\^\[\]\u3000-\u303f\uff00-\uffef\ue000-\ue003]+"""
 )
 URL_ANCHORS = ("://", "www.")  # what every URL_RE match holds, in lower case
 # Characters that (?i) equates with an ASCII letter but `str.lower` does not turn into it.
@@ -22,7 +22,19 @@ URL_CMD_RE = re.compile(r"\\url\s*\{([^{}]*)\}")
 # URLs are swapped for placeholders in private-use characters while markup is removed.
 _OPEN, _CLOSE = "\ue000", "\ue001"
 _PLACEHOLDER_RE = re.compile("\ue000(\\d+)\ue001")
-_PRIVATE_RE = re.compile("[\ue000\ue001]")
+_PRIVATE_RE = re.compile("[\ue000-\ue003]")
+# Text kept literally whatever markup surrounds it, swapped for placeholders of their own for
+# the whole cleaning: Markdown-escaped stars (`\**star**` is `**star**`, as written, not bold
+# and not LaTeX's `\star`) and Windows paths (`C:\data\x`, `\\server\share`), whose
+# backslashes start no LaTeX command.
+_LIT_OPEN, _LIT_CLOSE = "\ue002", "\ue003"
+_LITERAL_PLACEHOLDER_RE = re.compile("\ue002(\\d+)\ue003")
+ESCAPED_STARS_RE = re.compile(r"\\(\*{1,2})(?=\S)(.{1,300}?)(?<=\S)\\?\1|\\\*")
+# A path starts a word (after a space, quote or bracket: not `$f:\mathcal{X}`, which is math)
+# with a capital drive letter or `\\server`; one whose first part names a LaTeX command is not.
+WINDOWS_PATH_RE = re.compile(
+    r"(?<![^\s\"'(\[])(?:[A-Z]:|\\\\[\w.-]+)\\([A-Za-z]*)[^\s$\\]*(?:\\[^\s$\\]*)*"
+)
 
 _TEXT_COMMANDS = (
     "texttt|textbf|textit|textsc|textrm|textsf|textnormal|textup|textmd|emph|underline|text|"
@@ -160,6 +172,7 @@ TEXT_COMMAND_NAMES = frozenset(_TEXT_COMMANDS.split("|"))
 # The same holds for GROUP_STYLE_RE and FRAC_RE (a space or `{` follows their names).
 GROUP_STYLE_NAMES = frozenset("em bf it sc tt sf rm sl small large Large".split())
 FRAC_NAMES = frozenset({"frac", "dfrac", "tfrac"})
+LATEX_NAMES = frozenset(SYMBOLS) | TEXT_COMMAND_NAMES | GROUP_STYLE_NAMES | FRAC_NAMES
 MAX_PASSES = 6
 
 
@@ -169,8 +182,11 @@ def clean_text(raw: str) -> str:
     Removing markup can reveal more (`\\textbf{**x**}`), so passes repeat until the text
     stops changing: cleaning a cleaned text changes nothing.
     """
-    text = _PRIVATE_RE.sub("", raw) if _OPEN in raw or _CLOSE in raw else raw
+    text = _PRIVATE_RE.sub("", raw) if _has_private(raw) else raw
     text = fold_spaces(text)  # emphasis may not span lines; folded it could
+    literals: list[str] = []
+    if "\\" in text:
+        text = protect_literals(text, literals)
     for _ in range(MAX_PASSES):
         if not has_markup(text):
             break
@@ -178,7 +194,32 @@ def clean_text(raw: str) -> str:
         if cleaned == text:
             break
         text = cleaned
+    if literals:
+        text = _LITERAL_PLACEHOLDER_RE.sub(lambda m: literals[int(m.group(1))], text)
     return unicodedata.normalize("NFC", text) if not text.isascii() else text
+
+
+def _has_private(text: str) -> bool:
+    """Whether a text holds one of the private-use characters placeholders are made of."""
+    return _OPEN in text or _CLOSE in text or _LIT_OPEN in text or _LIT_CLOSE in text
+
+
+def protect_literals(text: str, store: list[str]) -> str:
+    """Swap escaped stars and Windows paths for placeholders (restored after cleaning)."""
+
+    def keep(literal: str) -> str:
+        store.append(literal)
+        return f"{_LIT_OPEN}{len(store) - 1}{_LIT_CLOSE}"
+
+    if "\\*" in text:
+        text = ESCAPED_STARS_RE.sub(
+            lambda m: keep(m.group(1) + m.group(2) + m.group(1) if m.group(1) else "*"), text
+        )
+    if ":\\" in text or "\\\\" in text:
+        text = WINDOWS_PATH_RE.sub(
+            lambda m: m.group(0) if m.group(1) in LATEX_NAMES else keep(m.group(0)), text
+        )
+    return text
 
 
 def has_markup(text: str) -> bool:
@@ -437,7 +478,7 @@ def emphasized(raw: str) -> list[str]:
         return []
     spans: list[str] = []
     urls: list[str] = []
-    text = protect_urls(_PRIVATE_RE.sub("", raw) if _OPEN in raw or _CLOSE in raw else raw, urls)
+    text = protect_urls(_PRIVATE_RE.sub("", raw) if _has_private(raw) else raw, urls)
     if "*" in text and "**" in text:
         text = INNER_INITIAL_RE.sub(lambda m: m.group(1).lower(), text)
     bold = _bold_pattern(text)

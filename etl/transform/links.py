@@ -8,7 +8,7 @@ Hugging Face datasets and Spaces), `project` (`*.github.io` and other project pa
 from __future__ import annotations
 
 import re
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import quote, unquote, urlsplit, urlunsplit
 
 from etl.models import Link
 from etl.transform.clean import (
@@ -21,9 +21,11 @@ from etl.transform.clean import (
     trim_url,
 )
 
-# Schemeless repository links such as `GitHub.com/owner/repo` in running text.
+# Schemeless repository links such as `GitHub.com/owner/repo` in running text, and those
+# behind a mistyped scheme (`htps://github.com/...`, `https//github.com/...`): the well-formed
+# URLs are found, and blanked, before this pattern runs.
 SCHEMELESS_RE = re.compile(
-    r"(?i)(?<![\w./@-])(?:github\.com|gitlab\.com|bitbucket\.org|huggingface\.co)/"
+    r"(?i)(?<![\w.@-])(?:github\.com|gitlab\.com|bitbucket\.org|huggingface\.co)/"
     r"[^\s<>\"'`{}|\\^\[\]\u3000-\u303f\uff00-\uffef]+"
 )
 CODE_HOSTS = {
@@ -62,6 +64,26 @@ HF_PAGES = {
     "new",
 }
 GIT_SUFFIX_RE = re.compile(r"(?i)\.git$")
+# Link targets inside markup a field may hold: Markdown links and images, HTML anchors.
+MARKDOWN_TARGET_RE = re.compile(
+    r"\]\(\s*<?((?:[^()\s<>]|\([^()\s<>]*\))+)>?(?:\s+\"[^\"]*\")?\s*\)"
+)
+# `https: //github.com/...`: a space a PDF's line break left after the scheme.
+SPLIT_SCHEME_RE = re.compile(r"(?i)\b(https?):\s+//(?=\w)")
+HTML_HREF_RE = re.compile(r"""(?i)<a\s[^>]*?href\s*=\s*["']([^"']+)["']""")
+# `git@github.com:owner/repo(.git)` and `github.com:owner/repo`: a repository, written the
+# way git writes a remote.
+GIT_REMOTE_RE = re.compile(
+    r"(?i)(?<![\w./-])(?:git@)?(github\.com|gitlab\.com|bitbucket\.org|codeberg\.org|huggingface\.co)"
+    r":/?([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+)"
+)
+# Where a field holding several links is cut: `;`, `|`, a new line, `, `, or a space before
+# a new URL. What is left between cuts is one link, spaces and all.
+FIELD_SPLIT_RE = re.compile(r"\s*[;|\n]\s*|,\s+|\s+(?=(?:https?://|www\.|git@))", re.I)
+URL_START_RE = re.compile(r"(?i)^(?:https?://|www\.|[a-z0-9-]+(?:\.[a-z0-9-]+)+/)")
+# Words that may continue a URL after a space (`.../Deconfounded VG`): no brackets, quotes or
+# colons, which start a remark instead (`.../repo (official)`).
+URL_CONTINUATION_RE = re.compile(r"[\w./~+-]+")
 REPO_PART_RE = re.compile(r"[A-Za-z0-9._-]+")
 HOST_LABEL_RE = re.compile(r"[^\W_](?:[\w-]*[^\W_])?")
 PAPER_HOSTS = {
@@ -127,19 +149,33 @@ PAPER_FIELDS = {
     "paperurl",
     "doi",
     "doiurl",
+    "site",
+    "oa",
+    "urlpaper",
 }
+# Fields whose paper links identify the paper (the abstract may cite other papers' links).
+IDENTITY_FIELDS = PAPER_FIELDS | {"id", "key", "url", "link", "openreviewid", "forumid", "arxivid"}
 PROJECT_FIELDS = {"project", "projectpage", "projecturl", "homepage", "website", "webpage", "page"}
 DATA_FIELDS = {"data", "dataset", "dataseturl"}
 ARXIV_ID_RE = re.compile(
     r"^(?:arxiv:)?(\d{4}\.\d{4,5}(?:v\d+)?|[a-z-]+(?:\.[A-Z]{2})?/\d{7})$", re.I
 )
 DOI_RE = re.compile(r"^(?:doi:)?(10\.\d{4,9}/\S+)$", re.I)
+# Identifiers as a record gives them for itself (see `external_ids`).
+ARXIV_NEW_ID_RE = re.compile(r"^(?:arxiv:)?(\d{4}\.\d{4,5})(?:v\d+)?$", re.I)
+ARXIV_URL_RE = re.compile(r"^https://arxiv\.org/abs/(\d{4}\.\d{4,5}|[a-z-]+(?:\.[A-Z]{2})?/\d{7})")
+OPENREVIEW_URL_RE = re.compile(
+    r"^https://openreview\.net/(?:forum|pdf)\?(?:.*&)?id=([A-Za-z0-9_-]+)"
+)
+DOI_URL_RE = re.compile(r"^https://(?:dx\.)?doi\.org/(10\.\d{4,9}/\S+)", re.I)
 
 
 def find_urls(raw: str) -> list[str]:
     """URLs as written in a text, in order: `\\href`/`\\url` targets, bare and schemeless links."""
     found: list[tuple[int, str]] = []
     text = raw
+    if ": //" in text:
+        text = SPLIT_SCHEME_RE.sub(r"\1://", text)
     if "\\" in text:
         for pattern in (HREF_RE, URL_CMD_RE):
             if pattern.search(text):
@@ -150,6 +186,10 @@ def find_urls(raw: str) -> list[str]:
         if matches:
             found.extend((m.start(), trim_url(m.group(0))) for m in matches)
             text = sub_matches(text, matches, _blank)
+    if ".co" in text or ".org" in text:  # git remotes: `git@github.com:o/r`, `github.com:o/r`
+        remotes = list(GIT_REMOTE_RE.finditer(text))
+        found.extend((m.start(), f"https://{m.group(1)}/{m.group(2)}") for m in remotes)
+        text = sub_matches(text, remotes, _blank)
     lowered = text.lower() if "/" in text else ""  # each hint ends with a slash
     if lowered and any(host in lowered for host in SCHEMELESS_HINTS):
         matches = anchored_finditer(SCHEMELESS_RE, text, ("/",))  # every hint has a slash
@@ -215,12 +255,23 @@ def _code_link(host: str, path: str, query: str, found_in: str) -> Link:
     else:
         depth = 2
     if len(segments) >= 2 and segments[0].lower() not in NOT_OWNERS:
+        if "%20" in segments[0] or "%20" in segments[depth - 1]:
+            return _spaced_code_link(host, segments[:depth], found_in)
         owner, name = segments[0], _repo_name(segments[depth - 1])
         repo_path = "/".join([*segments[: depth - 1], name])
         if name and REPO_PART_RE.fullmatch(owner):
             return Link(f"https://{host}/{repo_path}", host, "code", found_in, owner, name)
     url = f"https://{host}/" + "/".join(segments)
     return Link(_tidy(url), host, "other", found_in)
+
+
+def _spaced_code_link(host: str, segments: list[str], found_in: str) -> Link:
+    """A repository path written with spaces (`github.com/o/Deconfounded VG`): kept whole,
+    spaces percent-encoded in the URL, as written in owner and name (never cut at a space)."""
+    words = [GIT_SUFFIX_RE.sub("", unquote(seg)).strip() for seg in segments]
+    owner, name = words[0], words[-1]
+    url = f"https://{host}/" + "/".join(quote(word) for word in words)
+    return Link(url, host, "code", found_in, owner, name)
 
 
 def _hugging_face_link(segments: list[str], found_in: str) -> Link:
@@ -293,23 +344,88 @@ def classify(host: str, path: str, field: str | None) -> str:
     return "other"
 
 
+def field_urls(value: str) -> list[str]:
+    """The URLs written in a record field: Markdown and HTML link targets, git remotes, and
+    each `;`-, `|`- or line-separated piece, a piece with spaces inside one URL kept whole."""
+    value = value.strip()
+    if "](" in value or "href" in value.lower():
+        targets = [m.group(1) for m in MARKDOWN_TARGET_RE.finditer(value)]
+        targets += [m.group(1) for m in HTML_HREF_RE.finditer(value)]
+        return [t for t in targets if not t.startswith(("/", "#", "mailto:"))]
+    urls: list[str] = []
+    for piece in FIELD_SPLIT_RE.split(value):
+        piece = piece.strip()
+        if not piece:
+            continue
+        first, *rest = piece.split()
+        if not rest:
+            urls.extend(find_urls(piece) if GIT_REMOTE_RE.search(piece) else [piece])
+        elif URL_START_RE.match(first) and all(URL_CONTINUATION_RE.fullmatch(w) for w in rest):
+            urls.append("%20".join(piece.split()))
+        else:
+            urls.extend(find_urls(piece))
+    return urls
+
+
 def collect_links(
-    raw_texts: dict[str, str], fields: tuple[tuple[str, str], ...]
+    raw_texts: dict[str, str],
+    fields: tuple[tuple[str, str], ...],
+    silent: list[str] | None = None,
+    other_fields: tuple[tuple[str, str], ...] = (),
 ) -> tuple[Link, ...]:
-    """All links of a record, one per URL, preferring the record field where one was found."""
+    """All links of a record, one per URL, preferring the record field where one was found.
+
+    `fields` are link fields; `other_fields` (`bibtex`, ...) give code repositories only. The
+    names of link fields that gave no link at all are added to `silent`.
+    """
     by_url: dict[str, Link] = {}
     for name, value in fields:
         key = _field_key(name)
-        # one URL as the field's value, or several written in it (`a.pdf; github.com/o/r`)
-        written = find_urls(value) if any(c.isspace() for c in value.strip()) else [value]
-        for url in written:
+        found = False
+        for url in field_urls(value):
             link = make_link(url, name, field=key)
             if link is not None:
                 by_url.setdefault(link.url, link)
+                found = True
+        if not found and silent is not None:
+            silent.append(name)
     for where, text in raw_texts.items():
         for link in links_from_text(text, where):
             by_url.setdefault(link.url, link)
+    for name, value in other_fields:
+        for link in links_from_text(value, name):
+            if link.kind == "code":
+                by_url.setdefault(link.url, link)
     return tuple(by_url.values())
+
+
+def external_ids(links: tuple[Link, ...], record_id: str | None) -> tuple[str, ...]:
+    """The DOI, arXiv and OpenReview ids a record gives for itself (in its id or paper-link
+    fields, never in its text), as identity keys: `doi:`, `arxiv:`, `openreview:`."""
+    found: list[str] = []
+    if record_id:
+        if m := DOI_RE.match(record_id.strip()):
+            found.append("doi:" + m.group(1).lower())
+        elif m := ARXIV_NEW_ID_RE.match(record_id.strip()):
+            found.append("arxiv:" + m.group(1))
+    for link in links:
+        if link.kind != "paper" or _field_key(link.found_in) not in IDENTITY_FIELDS:
+            continue
+        if key := _identity_key(link.url):
+            found.append(key)
+    order = {"doi": 0, "arxiv": 1, "openreview": 2}
+    return tuple(sorted(dict.fromkeys(found), key=lambda k: order[k.split(":", 1)[0]]))
+
+
+def _identity_key(url: str) -> str | None:
+    """The identity key a normalised paper URL carries, if any."""
+    if m := ARXIV_URL_RE.match(url):
+        return "arxiv:" + m.group(1)
+    if m := OPENREVIEW_URL_RE.match(url):
+        return "openreview:" + m.group(1)
+    if m := DOI_URL_RE.match(url):
+        return "doi:" + unquote(m.group(1)).lower()
+    return None
 
 
 def _field_key(name: str) -> str:

@@ -1,86 +1,125 @@
-"""Topics from a taxonomy: a hierarchy of areas and topics, each with the terms that signal it."""
+"""Topics and tasks from a taxonomy: a hierarchy of areas and topics, each with the terms that
+signal it, and the tasks papers address, each under a topic."""
 
 from __future__ import annotations
 
-import re
 import tomllib
 from dataclasses import dataclass
+from functools import cache
 from importlib import resources
-from itertools import compress
 from pathlib import Path
+from typing import Any
 
 from etl.errors import TaxonomyError
-from etl.models import Topic, TopicHit
+from etl.models import Task, TaskHit, Topic, TopicHit
+from etl.transform.terms import (
+    Occurrence,
+    TermIndex,
+    build_index,
+    is_acronym_term,
+    occurrences,
+    pieces,
+    plural_forms,
+    term_matches,
+)
+
+__all__ = [
+    "Taxonomy",
+    "assign_tasks",
+    "assign_topics",
+    "build_taxonomy",
+    "is_acronym_term",
+    "load_taxonomy",
+    "matched_terms",
+    "plural_forms",
+]
 
 MAX_TOPICS = 3
 # A topic is kept when its score reaches this share of the best topic's score.
 KEEP_RATIO = 0.4
+MAX_TASKS = 3
+# A task is kept when its score reaches this share of the best task's score ...
+TASK_KEEP_RATIO = 0.5
+# ... and when its best mention counts at least this much (not only negated or an example).
+TASK_LEAST_FACTOR = 0.5
 # Each further occurrence of a matched term adds this share of its weight (up to 3 times).
 REPEAT_BONUS = 0.25
-WORD_RE = re.compile(r"\w+")
-WORD_CHAR_RE = re.compile(r"\w")
-# Bytes tables: ASCII characters that are not word characters become spaces; all of ASCII.
-_ASCII_NOT_WORD = bytes(c for c in range(128) if not WORD_CHAR_RE.match(chr(c)))
-_NOT_WORD_TO_SPACE = bytes.maketrans(_ASCII_NOT_WORD, b" " * len(_ASCII_NOT_WORD))
-_ASCII = bytes(range(128))
-
-# Terms in a trie of words: word -> (the words that may follow, the (slug, term)s ending here).
-# A term's last word is entered in each plural form the text may use.
-Trie = dict[str, tuple["Trie", list[tuple[str, str]]]]
-# Where a text's longest term from a start word ends: start -> (last word, (slug, term)s).
-Matches = dict[int, tuple[int, list[tuple[str, str]]]]
+# An acronym term (ICL, LLM) counts once however often it recurs, and half when the topic has
+# other evidence too (usually its own long form: the two are one piece of evidence).
+ACRONYM_WITH_OTHERS = 0.5
+PACKAGED = ("taxonomy.toml", "tasks.toml")
 
 
 @dataclass(frozen=True)
 class Taxonomy:
-    """Topics with their terms in word tries; built once per run, shared by workers."""
+    """Topics and tasks with their terms in word tries; built once per run, shared by workers."""
 
     topics: tuple[Topic, ...]
-    words: Trie  # lowercased words of terms matched in any case
-    exact: Trie  # words of acronym terms (LLM, GNN), matched case-sensitively
-    weights: dict[str, float]  # term -> weight (multi-word terms weigh more)
+    index: TermIndex
     leaves: frozenset[str]
-    # the first words of `exact` lower-cased: a text whose lower-cased words hold none of them
-    # has no acronym term, and its words as written need not be listed
-    exact_lowered: frozenset[str] = frozenset()
+    tasks: tuple[Task, ...]
+    task_index: TermIndex
 
 
 def load_taxonomy(path: str | Path | None = None) -> Taxonomy:
-    """Read a taxonomy TOML file (the packaged default when no path is given) and check it."""
+    """Read a taxonomy TOML file (the packaged default when no path is given) and check it.
+
+    A file holds `[[topic]]` tables and, optionally, `[[task]]` tables; the packaged default is
+    two files, the topics and the tasks curated for them.
+    """
     if path is None:
-        data = resources.files("etl.data").joinpath("taxonomy.toml").read_text("utf-8")
-        where = "default taxonomy"
-    else:
-        where = str(path)
-        try:
-            data = Path(path).read_text("utf-8")
-        except OSError as exc:
-            raise TaxonomyError(f"{where}: cannot read: {exc.strerror or exc}") from exc
-        except UnicodeDecodeError as exc:
-            raise TaxonomyError(f"{where}: not UTF-8 text: {exc.reason}") from exc
+        return _packaged()
+    where = str(path)
     try:
-        document = tomllib.loads(data)
+        text = Path(path).read_text("utf-8")
+    except OSError as exc:
+        raise TaxonomyError(f"{where}: cannot read: {exc.strerror or exc}") from exc
+    except UnicodeDecodeError as exc:
+        raise TaxonomyError(f"{where}: not UTF-8 text: {exc.reason}") from exc
+    return _built([_parse(text, where)], where)
+
+
+@cache
+def _packaged() -> Taxonomy:
+    """The packaged taxonomy, read once per process (its thousands of tasks take a while)."""
+    documents = [
+        _parse(resources.files("etl.data").joinpath(name).read_text("utf-8"), name)
+        for name in PACKAGED
+    ]
+    return _built(documents, "default taxonomy")
+
+
+def _built(documents: list[dict[str, Any]], where: str) -> Taxonomy:
+    """One taxonomy from the [[topic]] and [[task]] tables of its documents."""
+    topics = [entry for document in documents for entry in document.get("topic", [])]
+    tasks = [entry for document in documents for entry in document.get("task", [])]
+    return build_taxonomy(topics or None, where, tasks)
+
+
+def _parse(text: str, where: str) -> dict[str, Any]:
+    """A TOML document, or a TaxonomyError naming the file."""
+    try:
+        return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise TaxonomyError(f"{where}: not valid TOML: {exc}") from exc
-    return build_taxonomy(document.get("topic"), where)
 
 
-def build_taxonomy(entries: object, where: str = "taxonomy") -> Taxonomy:
-    """Validate `[[topic]]` entries and index their terms."""
+def build_taxonomy(entries: object, where: str = "taxonomy", tasks: object = ()) -> Taxonomy:
+    """Validate `[[topic]]` and `[[task]]` entries and index their terms."""
     if not isinstance(entries, list) or not entries:
         raise TaxonomyError(f"{where}: no [[topic]] entries")
     topics: list[Topic] = []
+    excluded: list[str] = []
     for number, entry in enumerate(entries, 1):
         if not isinstance(entry, dict) or not entry.get("slug") or not entry.get("name"):
             raise TaxonomyError(f"{where}: topic #{number} needs a slug and a name")
         slug = entry["slug"]
-        terms = entry.get("terms", [])
-        if not isinstance(terms, list) or not all(isinstance(t, str) for t in terms):
-            raise TaxonomyError(f"{where}: topic {slug!r}: terms must be a list of strings")
+        terms = _terms(entry, f"{where}: topic {slug!r}")
         parent = entry.get("parent")
         if parent is not None and not isinstance(parent, str):
             raise TaxonomyError(f"{where}: topic {slug!r}: parent must be a slug")
-        topics.append(Topic(str(slug), str(entry["name"]), parent, tuple(terms)))
+        topics.append(Topic(str(slug), str(entry["name"]), parent, terms))
+        excluded.extend(_terms(entry, f"{where}: topic {slug!r}", "not"))
     slugs = [t.slug for t in topics]
     if len(set(slugs)) != len(slugs):
         duplicate = next(s for s in slugs if slugs.count(s) > 1)
@@ -89,172 +128,122 @@ def build_taxonomy(entries: object, where: str = "taxonomy") -> Taxonomy:
         if topic.parent is not None and topic.parent not in slugs:
             message = f"topic {topic.slug!r} has unknown parent {topic.parent!r}"
             raise TaxonomyError(f"{where}: {message}")
-    words: Trie = {}
-    exact: Trie = {}
-    weights: dict[str, float] = {}
-    for topic in topics:
-        for term in topic.terms:
-            tokens = WORD_RE.findall(term)
-            if not tokens:
-                continue
-            acronym = is_acronym_term(term)
-            if not acronym:
-                tokens = [t.lower() for t in tokens]
-            weights[term] = 1.0 + 0.5 * (len(tokens) - 1)
-            node = exact if acronym else words
-            for word in tokens[:-1]:
-                node = node.setdefault(word, ({}, []))[0]
-            for form in plural_forms(tokens[-1]):
-                ending = node.setdefault(form, ({}, []))[1]
-                if (topic.slug, term) not in ending:
-                    ending.append((topic.slug, term))
-    leaves = frozenset(t.slug for t in topics if t.parent is not None)
-    exact_lowered = frozenset(word.lower() for word in exact)
-    return Taxonomy(tuple(topics), words, exact, weights, leaves, exact_lowered)
+    task_list = _tasks(tasks, set(slugs), where)
+    return Taxonomy(
+        tuple(topics),
+        build_index([*((t.slug, t.terms) for t in topics), ("", excluded)]),
+        frozenset(t.slug for t in topics if t.parent is not None),
+        task_list,
+        build_index((t.name, (t.name, *t.terms)) for t in task_list),
+    )
 
 
-def is_acronym_term(term: str) -> bool:
-    """Terms in capitals (LLM, GNN) match case-sensitively; others ignore case."""
-    return term.upper() == term and any(c.isalpha() for c in term)
+def _terms(entry: dict[str, Any], where: str, field: str = "terms") -> tuple[str, ...]:
+    """An entry's `terms` (or `not`: phrases that contain a term but do not signal it),
+    checked to be a list of strings."""
+    terms = entry.get(field, [])
+    if not isinstance(terms, list) or not all(isinstance(t, str) for t in terms):
+        raise TaxonomyError(f"{where}: {field} must be a list of strings")
+    return tuple(terms)
 
 
-def plural_forms(word: str) -> tuple[str, ...]:
-    """A term's last word and the plural forms a text may use instead (`query`, `queries`)."""
-    forms = [word, word + "s"]
-    if word.endswith(("s", "x", "z", "ch", "sh")):
-        forms.append(word + "es")
-    if len(word) > 2 and word.endswith("y") and word[-2] not in "aeiouAEIOU":
-        forms.append(word[:-1] + ("IES" if word.isupper() else "ies"))
-    return tuple(forms)
+def _tasks(entries: object, slugs: set[str], where: str) -> tuple[Task, ...]:
+    """Validate `[[task]]` entries: a name, a known topic slug, optional terms."""
+    if not isinstance(entries, (list, tuple)):
+        raise TaxonomyError(f"{where}: [[task]] entries must be tables")
+    tasks: list[Task] = []
+    seen: set[str] = set()
+    for number, entry in enumerate(entries, 1):
+        if not isinstance(entry, dict) or not isinstance(entry.get("name"), str):
+            raise TaxonomyError(f"{where}: task #{number} needs a name")
+        name = entry["name"].strip()
+        if not name or name.casefold() in seen:
+            raise TaxonomyError(f"{where}: task {name!r} is empty or defined twice")
+        seen.add(name.casefold())
+        topic = entry.get("topic")
+        if topic not in slugs:
+            raise TaxonomyError(f"{where}: task {name!r} has unknown topic {topic!r}")
+        tasks.append(Task(name, str(topic), _terms(entry, f"{where}: task {name!r}")))
+    return tuple(tasks)
 
 
 def matched_terms(text: str, taxonomy: Taxonomy) -> dict[str, list[str]]:
-    """Terms found in a text, by topic (see `term_counts`)."""
-    return {slug: list(terms) for slug, terms in term_counts(text, taxonomy).items()}
-
-
-def term_counts(text: str, taxonomy: Taxonomy) -> dict[str, dict[str, int]]:
-    """Terms found in a text, by topic: whole words, hyphens and spaces alike, plurals accepted.
-
-    A match inside a longer match counts only for the longer term (`language model` inside
-    `large language model`), unless the shorter term also occurs on its own elsewhere.
-    """
-    spaced, lowered, aligned = _words(text)
-    longest = _longest_matches(taxonomy.words, lowered)
-    # Most texts have no acronym term. When `lowered` is the words lower-cased, one C-level
-    # test of it says so (its words' hashes are known by now), before the words as written
-    # are split out: a word of `exact` lower-cased is in `exact_lowered`.
-    if not (aligned and taxonomy.exact_lowered.isdisjoint(lowered)):
-        tokens = spaced.split()
-        if not taxonomy.exact.keys().isdisjoint(tokens):
-            longest = _merged(longest, _longest_matches(taxonomy.exact, tokens))
-    found: dict[str, dict[str, int]] = {}
-    longest_end = -1
-    # In reading order, a match that ends where an earlier one ends, or before, is inside it.
-    # (Shorter matches from the same start are inside the longest: they were never kept.)
-    for end, ending in longest.values():
-        if end <= longest_end:
-            continue
-        longest_end = end
+    """Terms found in a text, by topic, in reading order: whole words, hyphens and spaces
+    alike, plurals accepted; a match inside a longer match counts only for the longer term."""
+    found: dict[str, list[str]] = {}
+    for _end, ending in term_matches(text, taxonomy.index).values():
         for slug, term in ending:
-            terms = found.setdefault(slug, {})
-            terms[term] = terms.get(term, 0) + 1
+            terms = found.setdefault(slug, [])
+            if term not in terms:
+                terms.append(term)
     return found
 
 
-def _longest_matches(trie: Trie, words: list[str]) -> Matches:
-    """Start word -> (last word, the (slug, term)s ending there) of the longest term starting
-    there, in reading order."""
-    count = len(words)
-    found: Matches = {}
-    # only the positions where some term can start are looked at
-    for start in compress(range(count), map(trie.__contains__, words)):
-        node, ending = trie[words[start]]
-        last = start
-        end = start + 1
-        while node and end < count:
-            entry = node.get(words[end])
-            if entry is None:
-                break
-            node, longer = entry
-            if longer:  # a term ends here, not only a prefix of one
-                last, ending = end, longer
-            end += 1
-        if ending:
-            found[start] = (last, ending)
-    return found
+def ranked(
+    found: list[Occurrence], weights: dict[str, float]
+) -> list[tuple[float, str, tuple[str, ...]]]:
+    """Keys by score, best first: (score, key, evidence terms); ties go to the key with more
+    distinct terms, then to the one read first."""
+    by_key: dict[str, dict[str, list[float]]] = {}
+    first: dict[str, int] = {}
+    for occurrence in found:
+        by_key.setdefault(occurrence.key, {}).setdefault(occurrence.term, []).append(
+            occurrence.factor
+        )
+        first.setdefault(occurrence.key, occurrence.order)
+    scored = []
+    for key, terms in by_key.items():
+        plain = any(not is_acronym_term(term) for term in terms)
+        shares = []
+        for term, factors in terms.items():
+            factors.sort(reverse=True)
+            if is_acronym_term(term):
+                share = factors[0] * (ACRONYM_WITH_OTHERS if plain else 1.0)
+            else:
+                share = factors[0] + REPEAT_BONUS * sum(factors[1:4])
+            shares.append(weights[term] * share)
+        score = sum(shares)
+        scored.append((-score, -len(terms), first[key], key, tuple(terms)))
+    scored.sort()
+    return [(-negated, key, terms) for negated, _, _, key, terms in scored]
 
 
-def _merged(words: Matches, exact: Matches) -> Matches:
-    """Both tries' longest matches per start; where they end together, the word trie's first."""
-    merged = dict(words)
-    for start, (end, ending) in exact.items():
-        known = merged.get(start)
-        if known is None or end > known[0]:
-            merged[start] = (end, ending)
-        elif end == known[0]:
-            merged[start] = (end, known[1] + ending)
-    return dict(sorted(merged.items()))
+def assign_topics(text: str, taxonomy: Taxonomy, title: str | None = None) -> tuple[TopicHit, ...]:
+    """The best leaf topics of a paper (an area when no leaf matches), scored by its terms,
+    each weighed by where it stands (see `etl.transform.terms`).
 
-
-def _words(text: str) -> tuple[str, list[str], bool]:
-    """The text with its non-word characters made spaces (its split() is
-    `WORD_RE.findall(text)`), `WORD_RE.findall(text.lower())`, and whether the latter is the
-    former's words each lower-cased (not so only where rare Unicode changes the words); faster.
-
-    Every non-word character is made a space, then the text is split: ASCII characters are
-    mapped as bytes, the few distinct non-ASCII ones are tested one by one (no word character
-    is white space to str.split, so the runs it returns are the words). When lower-casing
-    changes only ASCII letters (bytes lower-case those and nothing else), no word boundary
-    moves and no word changes length, so the words of the lower-cased text are the words
-    lower-cased.
+    Topics within KEEP_RATIO of the best score are kept, at most MAX_TOPICS of them. Any
+    evidence, however weak, gives at least one topic.
     """
-    if text.isascii():
-        spaced = text.encode("ascii").translate(_NOT_WORD_TO_SPACE)
-        return spaced.decode("ascii"), spaced.lower().decode("ascii").split(), True
-    encoded = text.encode("utf-8", "surrogatepass")
-    words = encoded.translate(_NOT_WORD_TO_SPACE).decode("utf-8", "surrogatepass")
-    others = set(encoded.translate(None, _ASCII).decode("utf-8", "surrogatepass"))
-    for char in others:
-        if not WORD_CHAR_RE.match(char):
-            words = words.replace(char, " ")
-    # Lower-casing changes only ASCII letters when no non-ASCII character changes: no
-    # character's lower case starts with itself, so text.lower() differs from the bytes
-    # lower-cased exactly when one does (a test of the few distinct ones, not of the text).
-    if all(char.lower() == char for char in others):
-        return words, words.lower().split(), True
-    tokens = words.split()
-    lowered_text = text.lower()
-    lowered = WORD_RE.findall(lowered_text)
-    if len(lowered) != len(tokens):  # lower-casing changed the words (rare Unicode)
-        return words, [t.lower() for t in tokens], True
-    return words, lowered, False
-
-
-def score_terms(terms: dict[str, int], taxonomy: Taxonomy) -> float:
-    """Each distinct term's weight, a little more when it recurs."""
-    if len(terms) == 1:  # most topics: sum() of one product is 0.0 + it
-        ((term, n),) = terms.items()
-        return 0.0 + taxonomy.weights[term] * (1.0 + REPEAT_BONUS * min(n - 1, 3))
-    return sum(taxonomy.weights[t] * (1.0 + REPEAT_BONUS * min(n - 1, 3)) for t, n in terms.items())
-
-
-def assign_topics(text: str, taxonomy: Taxonomy) -> tuple[TopicHit, ...]:
-    """The best leaf topics of a text (an area when no leaf matches), scored by matched terms.
-
-    A topic scores the weights of its distinct matched terms; topics within KEEP_RATIO of the
-    best score are kept, at most MAX_TOPICS of them.
-    """
-    evidence = term_counts(text, taxonomy)
-    if not evidence:
+    found = occurrences(pieces(title, text), taxonomy.index)
+    if not found:
         return ()
     leaves = taxonomy.leaves
-    slugs = [slug for slug in evidence if slug in leaves] or list(evidence)
-    # (-score, slug) pairs sort best first, ties by slug, without a key function
-    ranked = sorted([(-score_terms(evidence[slug], taxonomy), slug) for slug in slugs])
-    least = KEEP_RATIO * -ranked[0][0]
+    in_leaves = [o for o in found if o.key in leaves]
+    order = ranked(in_leaves or found, taxonomy.index.weights)
+    least = KEEP_RATIO * order[0][0]
     return tuple(
-        TopicHit(slug, round(-negated, 2), tuple(evidence[slug]))
-        for negated, slug in ranked[:MAX_TOPICS]
-        if -negated >= least
+        TopicHit(slug, round(score, 2), evidence)
+        for score, slug, evidence in order[:MAX_TOPICS]
+        if score >= least
+    )
+
+
+def assign_tasks(text: str, taxonomy: Taxonomy, title: str | None = None) -> tuple[TaskHit, ...]:
+    """The tasks a paper addresses: named where they count (not only negated or as an
+    example), within TASK_KEEP_RATIO of the best, at most MAX_TASKS."""
+    if not taxonomy.tasks:
+        return ()
+    found = occurrences(pieces(title, text), taxonomy.task_index)
+    if not found:
+        return ()
+    strong = {o.key for o in found if o.factor >= TASK_LEAST_FACTOR}
+    order = ranked([o for o in found if o.key in strong], taxonomy.task_index.weights)
+    if not order:
+        return ()
+    least = TASK_KEEP_RATIO * order[0][0]
+    return tuple(
+        TaskHit(name, round(score, 2), evidence)
+        for score, name, evidence in order[:MAX_TASKS]
+        if score >= least
     )

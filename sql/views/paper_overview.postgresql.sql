@@ -1,9 +1,10 @@
--- One row per paper: its text with topics, methods and code links joined by '; '.
+-- One row per paper: its text with topics, methods, code links and tasks joined by '; '.
 -- column paper_id: the paper's stable id (papers.id)
 -- column topics: topic names, best first
 -- column methods: method names, introduced first
 -- column code_urls: code repository URLs
 -- column label: the title, else a label for an untitled paper (see paper_labels): never blank
+-- column tasks: names of the tasks the paper addresses, best first
 CREATE VIEW paper_overview AS
 SELECT
     p.id AS paper_id,
@@ -20,6 +21,9 @@ SELECT
     (SELECT string_agg(l.url, '; ' ORDER BY l.url)
         FROM paper_links AS pl JOIN links AS l ON l.id = pl.link_id
         WHERE pl.paper_pk = p.pk AND l.kind = 'code') AS code_urls,
-    lbl.label
+    lbl.label,
+    (SELECT string_agg(pt.task_name, '; ' ORDER BY pt.score DESC, pt.task_name)
+        FROM paper_tasks AS pt
+        WHERE pt.paper_pk = p.pk) AS tasks
 FROM papers AS p
 JOIN paper_labels AS lbl ON lbl.paper_pk = p.pk;

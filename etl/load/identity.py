@@ -1,0 +1,150 @@
+"""Which stored paper a record describes: identity keys resolved against `paper_keys`.
+
+The transform gives each record its keys (etl.transform.ids.identity_keys): external ids
+(`doi:`, `arxiv:`, `openreview:`), `abs:` for a substantive abstract, `title:`, and `text:`
+for a record with neither. A record is the stored paper that
+
+1. shares an external id with it; else, unless both have an external id of one kind (two
+   OpenReview ids, two DOIs) and they differ,
+2. shares its abstract or its title, where neither differs: both titled, the titles are the
+   same; both with a substantive abstract, the abstracts are the same. So an abstract-only
+   record (a plain-text list) joins the titled record of its abstract, a title-only record
+   the paper of its title, and two records with different titles never merge.
+
+Within one file, an external id shared by records with different titles is not taken as
+theirs (a proceedings-wide DOI on every record): such records stay apart.
+
+A record known only by a short text (no title, no id, no substantive abstract) is the paper
+known only by that same text: a rerun finds it again, and it joins nothing else.
+
+A record that matches no paper is a new paper, with the id the transform derived (from the
+first external id, else the abstract, else the title); should another paper already hold that
+id, `-2`, `-3` ... is appended. Keys are looked up in set-based queries per batch; records of
+the same batch are matched to each other the same way.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+
+from sqlalchemy import Connection, select
+
+from etl.load import schema as s
+from etl.load.bulk import chunks
+from etl.models import PaperRows
+
+EXTERNAL_PREFIXES = ("doi:", "arxiv:", "openreview:")
+
+
+def _kind(key: str) -> str:
+    return "ext" if key.startswith(EXTERNAL_PREFIXES) else key.split(":", 1)[0]
+
+
+def matches(record_keys: Sequence[str], paper_keys: set[str]) -> bool:
+    """Whether a record with these keys is the paper holding `paper_keys` (rules above)."""
+    if any(_kind(k) == "ext" and k in paper_keys for k in record_keys):
+        return True
+    for prefix in EXTERNAL_PREFIXES:  # two OpenReview ids (or DOIs ...): two papers
+        mine = [k for k in record_keys if k.startswith(prefix)]
+        if mine and any(k.startswith(prefix) for k in paper_keys):
+            return False
+    if any(_kind(k) == "text" for k in (*record_keys, *paper_keys)):
+        # a short text without title or id: only the same text, known by nothing else, is it
+        return set(record_keys) == paper_keys
+    shared = False
+    for kind in ("abs", "title"):
+        mine = [k for k in record_keys if k.startswith(kind + ":")]
+        theirs = {k for k in paper_keys if k.startswith(kind + ":")}
+        if mine and theirs:
+            if not theirs.intersection(mine):
+                return False  # both have a title (or an abstract), and they differ
+            shared = True
+    return shared
+
+
+class IdentityResolver:
+    """Gives each record of a batch the id of the paper it describes (stored or new)."""
+
+    def __init__(self, connection: Connection):
+        self.connection = connection
+        self.here: set[str] = set()  # papers this source's records were resolved to so far
+
+    def resolve(self, papers: Sequence[PaperRows]) -> list[PaperRows]:
+        """The papers with their ids replaced by the ids of the papers they are."""
+        owners, keysets = self._stored({k for p in papers for k in p.keys}, {p.id for p in papers})
+        resolved = []
+        for paper in papers:
+            found = self._match(paper.keys, owners, keysets)
+            if found is None:
+                found = paper.id
+                suffix = 1
+                # the computed ids' papers were fetched; a suffixed id is looked up
+                while found in keysets or (suffix > 1 and self._stored_id(found)):
+                    suffix += 1
+                    found = f"{paper.id}-{suffix}"
+            self.here.add(found)
+            keysets[found].update(paper.keys)
+            for key in paper.keys:
+                if found not in owners[key]:
+                    owners[key].append(found)
+            resolved.append(paper if found == paper.id else paper._replace(id=found))
+        return resolved
+
+    def _stored_id(self, paper_id: str) -> bool:
+        """Whether a paper with this id is stored (asked only when an id is already taken)."""
+        query = select(s.papers.c.pk).where(s.papers.c.id == paper_id)
+        return self.connection.execute(query).first() is not None
+
+    def _match(
+        self, keys: Sequence[str], owners: dict[str, list[str]], keysets: dict[str, set[str]]
+    ) -> str | None:
+        """The first paper (external ids first, then abstract, then title) this record is.
+
+        Papers sharing the record's title are tried first for an external id. One file does
+        not list a paper twice under two titles: an id shared by two titled records of one
+        file is not theirs alone (a proceedings DOI on every record), and does not merge them.
+        """
+        titles = {k for k in keys if k.startswith("title:")}
+        excluded: set[str] = set()
+        for key in keys:
+            candidates = owners.get(key, [])
+            if key.startswith(EXTERNAL_PREFIXES):
+                candidates = sorted(candidates, key=lambda pid: not titles & keysets[pid])
+            for paper_id in candidates:
+                if paper_id in excluded:
+                    continue
+                theirs = {k for k in keysets[paper_id] if k.startswith("title:")}
+                if paper_id in self.here and titles and theirs and not titles & theirs:
+                    excluded.add(paper_id)
+                    continue
+                if matches(keys, keysets[paper_id]):
+                    return paper_id
+        return None
+
+    def _stored(
+        self, keys: set[str], ids: set[str]
+    ) -> tuple[dict[str, list[str]], defaultdict[str, set[str]]]:
+        """Papers holding any of the keys (key -> paper ids), and every key of those papers
+        and of papers holding any of the ids (paper id -> keys)."""
+        pk_c, key_c, id_c = s.paper_keys.c.paper_pk, s.paper_keys.c.key, s.papers.c.id
+        owners: dict[str, list[str]] = defaultdict(list)
+        keysets: defaultdict[str, set[str]] = defaultdict(set)
+        pks: set[int] = set()
+        for part in chunks(sorted(keys)):
+            pks.update(self.connection.execute(select(pk_c).where(key_c.in_(part))).scalars())
+        for part in chunks(sorted(ids)):  # papers holding the ids (with keys or not)
+            for pk, paper_id in self.connection.execute(
+                select(s.papers.c.pk, id_c).where(id_c.in_(part))
+            ):
+                pks.add(pk)
+                keysets[paper_id] = set()
+        joined = s.paper_keys.join(s.papers, s.papers.c.pk == pk_c)
+        for part in chunks(sorted(pks)):
+            rows = self.connection.execute(
+                select(id_c, key_c).select_from(joined).where(pk_c.in_(part)).order_by(pk_c)
+            )
+            for paper_id, key in rows:
+                keysets[paper_id].add(key)
+                owners[key].append(paper_id)
+        return owners, keysets
