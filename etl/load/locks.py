@@ -19,12 +19,14 @@ locks (keys in a namespace of our own, bound as parameters):
 - one lock per lookup table (authors, links, methods), held by the short transaction that
   adds a batch's new lookup rows, so that loaders add them one at a time (no duplicate, no
   deadlock, ids read back by range);
-- one lock per paper identity key (a hashed `doi:`, `abs:`, `title:` ... key), held by the
-  source's transaction from the batch that first resolves a record by it: paper identity is
-  decided by reading `paper_keys` and then inserting, so two loaders that both found nothing
-  stored would otherwise each create a paper for one identity. A batch takes its keys in
-  sorted order; two sources that take each other's keys across batches deadlock, the server
-  says so (40P01) and the source is loaded again.
+- one row lock per paper identity key (a hashed `doi:`, `abs:`, `title:` ... key, a row of
+  `identity_locks`), held by the source's transaction from the batch that first resolves a
+  record by it: paper identity is decided by reading `paper_keys` and then inserting, so two
+  loaders that both found nothing stored would otherwise each create a paper for one
+  identity. A batch takes its keys in sorted order; two sources that take each other's keys
+  across batches deadlock, the server says so (40P01) and the source is loaded again. Rows,
+  not advisory locks: a source of 20,000 papers holds some 40,000 keys until it commits,
+  which overflows the server's lock table; a row lock is kept in the row.
 
 Session locks live on the run's own connection and die with it: a killed loader holds nothing.
 """
@@ -40,14 +42,16 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from sqlalchemy import Connection, Engine, text
+from sqlalchemy import Connection, Engine, select, text
+from sqlalchemy.dialects import postgresql
 
 from etl.errors import LockedError
+from etl.load import schema
+from etl.load.bulk import chunks
 
 NAMESPACE = 0x65746C00  # "etl\0": the first key of every advisory lock of ours
 DATABASE, LOADERS, FULL_REFRESH = 1, 2, 3  # second keys of the database-wide locks
-# namespaces of one key each
-RUNS, SOURCES, LOOKUPS, IDENTITIES = NAMESPACE + 1, NAMESPACE + 2, NAMESPACE + 3, NAMESPACE + 4
+RUNS, SOURCES, LOOKUPS = NAMESPACE + 1, NAMESPACE + 2, NAMESPACE + 3  # namespaces of one key each
 EXCLUDE_POLL_SECONDS = 0.5
 
 BUSY_MESSAGE = (
@@ -209,15 +213,25 @@ def hold_lookup_table(connection: Connection, table: str) -> None:
 
 
 def hold_identities(connection: Connection, keys: Iterable[str]) -> None:
-    """Hold each paper identity key until this transaction ends (PostgreSQL), in the order of
-    their lock numbers, so that two batches taking overlapping keys queue rather than deadlock
-    (and decide a paper's identity one after the other)."""
+    """Hold each paper identity key until this transaction ends (PostgreSQL): its row of
+    `identity_locks`, created if new, locked in key order, so that two batches taking
+    overlapping keys queue rather than deadlock (and decide a paper's identity in turn)."""
     if connection.dialect.name != "postgresql":
         return
-    numbers = sorted({_pair(IDENTITIES, key)["b"] for key in keys})
-    if numbers:
-        statement = text("SELECT pg_advisory_xact_lock(:a, :b)")
-        connection.execute(statement, [{"a": IDENTITIES, "b": number} for number in numbers])
+    numbers = sorted({identity_number(key) for key in keys})
+    table = schema.identity_locks
+    for part in chunks(numbers):
+        # waits for a loader that inserted one of them and has not committed
+        connection.execute(
+            postgresql.insert(table).values([{"key": n} for n in part]).on_conflict_do_nothing()
+        )
+        query = select(table.c.key).where(table.c.key.in_(part)).order_by(table.c.key)
+        connection.execute(query.with_for_update()).all()
+
+
+def identity_number(key: str) -> int:
+    """A paper identity key as a signed 64-bit number (its `identity_locks` row)."""
+    return int.from_bytes(hashlib.sha256(key.encode("utf-8")).digest()[:8], "big", signed=True)
 
 
 def other_loaders(connection: Connection) -> int:
