@@ -26,8 +26,8 @@ DANGEROUS_ATTRIBUTES = {
 # Built-in roles that only read; membership in any other role is refused, since a member can
 # use its rights (through INHERIT, or SET ROLE).
 READING_ROLES = frozenset({"pg_read_all_data", "pg_read_all_stats"})
-# The loader's lock (etl.load.runs) is a PostgreSQL advisory lock, and every role may take
-# advisory locks by default: a reader could hold it and stop every load. The lock functions
+# The loaders' locks (etl.load.locks) are PostgreSQL advisory locks, and every role may take
+# advisory locks by default: a reader could hold one and stop every load. The lock functions
 # are taken from PUBLIC in this database and given back to the owner and the role running
 # this command. (A row lock on a table the reader can only SELECT would also keep it out, but
 # would hold a transaction open for the whole load, and needs a table before migrations run.)

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import functools
 import os
-import signal
 import sys
 import traceback
 from collections.abc import Callable
@@ -33,6 +32,7 @@ from etl.errors import EtlError
 from etl.models import RunReport
 from etl.output import FORMATS, make_console, render, visible
 from etl.parallel import default_workers
+from etl.signals import stop_on_sigterm
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -156,6 +156,13 @@ def main(debug: bool) -> None:
     is_flag=True,
     help="If another run holds the database, wait for it instead of exiting.",
 )
+@click.option(
+    "--shard",
+    metavar="I/N",
+    callback=lambda _ctx, _param, value: _parse_shard(value),
+    help="Load only shard I of N of the sorted files (loaders sharing a corpus each take "
+    "one; give them all the same paths).",
+)
 @click.option("--quiet", "-q", is_flag=True, help="No progress display.")
 @handle_errors
 def run_command(
@@ -168,6 +175,7 @@ def run_command(
     full_refresh: bool,
     workers: int,
     wait: bool,
+    shard: tuple[int, int] | None,
     quiet: bool,
 ) -> None:
     """Load paper lists into the database.
@@ -181,7 +189,7 @@ def run_command(
     """
     from etl.pipeline import RunOptions, run
 
-    signal.signal(signal.SIGTERM, _interrupt)
+    stop_on_sigterm()
     options = RunOptions(
         paths=paths,
         database_url=database,
@@ -192,6 +200,7 @@ def run_command(
         full_refresh=full_refresh,
         workers=workers,
         wait=wait,
+        shard=shard,
     )
     show = not quiet and err.is_terminal
     with Progress(
@@ -219,9 +228,14 @@ def run_command(
         sys.exit(EXIT_PARTIAL)
 
 
-def _interrupt(signum: int, frame: object) -> None:
-    """SIGTERM stops a run like Ctrl-C: the current source rolls back, the run is marked."""
-    raise KeyboardInterrupt
+def _parse_shard(value: str | None) -> tuple[int, int] | None:
+    """`I/N` as (I, N), with 1 <= I <= N."""
+    if value is None:
+        return None
+    index, _, count = value.partition("/")
+    if not (index.isdigit() and count.isdigit() and 1 <= int(index) <= int(count)):
+        raise click.BadParameter(f"expected I/N with 1 <= I <= N, got {value!r}")
+    return int(index), int(count)
 
 
 def print_report(report: RunReport) -> None:

@@ -178,10 +178,13 @@ PAPER_VALUE_COUNT = 12
 class PaperRows(NamedTuple):
     """A bundle as plain values: the paper's columns (the first twelve fields), then its children.
 
-    Transform workers send their results to the loading process through pickle. Unpickling a
-    bundle of frozen dataclasses costs about 100 µs there, on the one process every batch goes
-    through; a named tuple of plain tuples and strings costs under 10 µs. So workers flatten
-    each bundle (`from_bundle`) and the writer reads these rows directly.
+    Transform workers send their results to the loading process through pickle, and the one
+    process every batch goes through pays for unpickling them. A named tuple of plain tuples
+    and strings is the cheapest shape to pickle: several times cheaper than the bundle's frozen
+    dataclasses, and cheaper than a slotted dataclass or nested named tuples
+    (benchmarks/bench_rows.py; figures in benchmarks/HISTORY.md). So workers flatten each
+    bundle (`from_bundle`) and the writer reads these rows directly, unpacking the children's
+    plain tuples into named variables.
     """
 
     id: str

@@ -1,7 +1,7 @@
 """Running the pure transform in worker processes.
 
 Workers import only this module, the models, the extract and transform stages (not SQLAlchemy
-or the loader), so each costs about 20 MB. They parse JSON Lines records (sent as their text)
+or the loader), so each stays small. They parse JSON Lines records (sent as their text)
 and return `PaperRows`, which unpickle quickly in the loading process.
 """
 
@@ -13,7 +13,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Executor, Future, ProcessPoolExecutor
-from contextlib import ExitStack
+from contextlib import AbstractContextManager, ExitStack
 
 from etl.extract import Item, VenueTable, parse_item, use_venues
 from etl.models import PaperRows, RawRecord, Reject
@@ -21,7 +21,8 @@ from etl.transform import Taxonomy, transform
 
 Batch = list[Item]
 Result = tuple[list[PaperRows], list[Reject]]
-Timer = Callable[[float], None]  # told the seconds spent transforming (or waiting for workers)
+# Times what it encloses: the transform inline, or the wait for a worker's result.
+Timer = Callable[[], AbstractContextManager[None]]
 
 
 def default_workers() -> int:
@@ -49,9 +50,8 @@ class TransformPool:
             self.batches_seen += 1
             executor = self._executor()
             if executor is None:
-                tick = time.perf_counter()
-                result = transform_batch(batch, self.taxonomy)
-                timer(time.perf_counter() - tick)
+                with timer():
+                    result = transform_batch(batch, self.taxonomy)
                 yield result
                 continue
             pending.append(executor.submit(transform_batch, batch, None))
@@ -77,10 +77,8 @@ class TransformPool:
 
 
 def _wait(future: Future[Result], timer: Timer) -> Result:
-    tick = time.perf_counter()
-    result = future.result()
-    timer(time.perf_counter() - tick)
-    return result
+    with timer():
+        return future.result()
 
 
 _worker_taxonomy: Taxonomy | None = None

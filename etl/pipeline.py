@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 import hashlib
-import signal
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
+from functools import partial
 from itertools import islice
 from pathlib import Path
 
-from sqlalchemy import Engine
+from sqlalchemy import Connection, Engine
+from sqlalchemy.exc import DBAPIError
 
 from etl import extract, load
 from etl.config import mask_url, resolve_database_url, stored_url
@@ -20,14 +21,18 @@ from etl.failures import describe, is_database_failure
 from etl.load.database import package_dir
 from etl.models import RunReport, SourceFile, SourceReport
 from etl.parallel import TransformPool
+from etl.signals import signals_held
 from etl.transform import Taxonomy, load_taxonomy
 
 # Bump when the transform's output changes, so unchanged sources are re-read once.
 TRANSFORM_VERSION = "3"
-# Records per batch; one batch more than there are workers is in flight. 500 rather than
-# 1,000: at 100,000 records the wall was 67-72 s against 79 s, and the process tree peaked at
-# 236 MB against 267 MB (250 gave 78 s): smaller batches keep the workers busier.
+# Records per batch; one batch more than there are workers is in flight. Small enough to keep
+# the workers busy and memory low, large enough for set-based writes (benchmarks/HISTORY.md).
 BATCH_SIZE = 500
+# A source rolled back because a concurrent loader changed a paper it shares (a deadlock
+# between two sources' transactions, or a paper deleted under it) is loaded again, this often.
+SOURCE_ATTEMPTS = 5
+RETRIED_SQLSTATES = frozenset({"40P01", "40001", "23503"})
 
 ProgressCallback = Callable[[str, int], None]  # (event, count): "source" or "records"
 
@@ -46,18 +51,7 @@ class RunOptions:
     workers: int = 1
     wait: bool = False
     batch_size: int = BATCH_SIZE
-
-
-@dataclass
-class _Totals:
-    """Counts accumulated over a run's sources."""
-
-    sources: list[SourceReport] = field(default_factory=list)
-    counts: load.LoadCounts = field(default_factory=load.LoadCounts)
-    stages: dict[str, float] = field(default_factory=dict)
-
-    def time(self, stage: str, seconds: float) -> None:
-        self.stages[stage] = self.stages.get(stage, 0.0) + seconds
+    shard: tuple[int, int] | None = None  # (I, N): this loader takes files I, I+N, ... (1-based)
 
 
 def default_paths() -> tuple[str, ...]:
@@ -77,28 +71,27 @@ def run(options: RunOptions, progress: ProgressCallback | None = None) -> RunRep
     venues = extract.load_venues(options.venues)
     extract.use_venues(venues)
     found = extract.discover_all(options.paths or default_paths())
-    files = found.files
     engine = load.create_db_engine(url)
-    totals = _Totals(
-        sources=[
-            *(
+    try:
+        with load.run_lock(engine, wait=options.wait, exclusive=options.full_refresh) as lock:
+            current = _Run(options, engine, taxonomy, venues, lock, progress)
+            current.sources.extend(
                 SourceReport(str(p), "unknown", "ignored", message="unsupported file type")
                 for p in found.unsupported
-            ),
-            *(SourceReport(str(p), "unknown", "ignored", message=why) for p, why in found.skipped),
-        ]
-    )
-    try:
-        with load.run_lock(engine, wait=options.wait):
-            tick = time.perf_counter()
-            load.upgrade_to_head(engine)
-            totals.time("migrate", time.perf_counter() - tick)
-            run_id = load.start_run(engine, _options_record(options))
+            )
+            current.sources.extend(
+                SourceReport(str(p), "unknown", "ignored", message=why) for p, why in found.skipped
+            )
+            with current.timed("migrate"):
+                load.upgrade_to_head(engine)
+            current.run_id, current.interrupted = load.start_run(
+                engine, _options_record(options), lock
+            )
             status, message = "failed", None
             try:
                 with load.first_load_journal(engine):
-                    _load_all(engine, files, options, taxonomy, venues, run_id, totals, progress)
-                status = _status(totals)
+                    current.load_all(shard(found.files, options.shard))
+                status = current.status()
             except KeyboardInterrupt:
                 status, message = "interrupted", "interrupted by the user"
                 raise
@@ -106,7 +99,7 @@ def run(options: RunOptions, progress: ProgressCallback | None = None) -> RunRep
                 message = str(describe(exc, url))
                 raise
             finally:
-                report = _report(run_id, status, totals, started, mask_url(url))
+                report = current.report(status, started, mask_url(url))
                 load.finish_run(engine, report, message)
     except EtlError:
         raise
@@ -119,120 +112,182 @@ def run(options: RunOptions, progress: ProgressCallback | None = None) -> RunRep
     return report
 
 
-def _load_all(
-    engine: Engine,
-    files: Sequence[Path],
-    options: RunOptions,
-    taxonomy: Taxonomy,
-    venues: extract.VenueTable,
-    run_id: int,
-    totals: _Totals,
-    progress: ProgressCallback | None,
-) -> None:
-    """Load each source in its own transaction, then tidy shared rows."""
-    fingerprint = _fingerprint(taxonomy, venues, options)
-    with engine.begin() as connection:
-        if options.full_refresh:
-            load.clear_data(connection)
-        load.sync_topics(connection, taxonomy.topics)
-        load.sync_tasks(connection, taxonomy.tasks)
-    with ExitStack() as stack:
-        pool = TransformPool(stack, options.workers, taxonomy, venues)
-        for path in files:
-            totals.sources.append(
-                _load_source(engine, path, options, pool, run_id, fingerprint, totals, progress)
-            )
-            if progress:
-                progress("source", 1)
-    tick = time.perf_counter()
-    with _signals_held(), engine.begin() as connection:
-        if totals.counts.updated or totals.counts.removed:  # only these can orphan shared rows
-            load.delete_orphans(connection)
-        if totals.counts.inserted + totals.counts.updated > 20_000:  # many new FTS segments
-            load.optimize_search(connection)
-    totals.time("index", time.perf_counter() - tick)
+def shard(files: Sequence[Path], part: tuple[int, int] | None) -> list[Path]:
+    """The files of shard I of N: the I-th of every N in sorted order (all, as found, for None).
+    Loaders that split a corpus this way must each be given the same paths."""
+    if part is None:
+        return list(files)
+    index, count = part
+    return sorted(files)[index - 1 :: count]
 
 
-def _load_source(
-    engine: Engine,
-    path: Path,
-    options: RunOptions,
-    pool: TransformPool,
-    run_id: int,
-    fingerprint: str,
-    totals: _Totals,
-    progress: ProgressCallback | None,
-) -> SourceReport:
-    """Load one file atomically: all of its records, or (on a file-level error) none."""
-    with engine.connect() as connection:
-        state = load.source_state(connection, str(path))
-    if state and not options.full_refresh and _looks_unchanged(path, state, fingerprint):
-        return SourceReport(str(path), state.format, "unchanged")
-    tick = time.perf_counter()
-    try:
-        source = extract.identify(path, venue=options.venue, year=options.year)
-    except SourceError as exc:
-        return SourceReport(str(path), "unknown", "failed", message=str(exc))
-    finally:
-        totals.time("extract", time.perf_counter() - tick)
-    if (
-        state
-        and not options.full_refresh
-        and (state.checksum, state.fingerprint) == (source.checksum, fingerprint)
-    ):
-        with engine.begin() as connection:
-            load.touch_source(connection, source.path, source.mtime_ns)
-        return SourceReport(source.path, source.format, "unchanged")
-    try:
-        with engine.begin() as connection:
-            with _signals_held():
-                loader = load.SourceLoader(connection, source, run_id, fingerprint)
-            for papers, rejects in pool.transform(
-                _batches(source, options.batch_size, totals),
-                lambda seconds: totals.time("transform", seconds),
-            ):
-                tick = time.perf_counter()
-                with _signals_held():
-                    loader.write(papers, rejects)
-                totals.time("load", time.perf_counter() - tick)
-                if progress:
-                    progress("records", len(papers) + len(rejects))
-            with _signals_held():
-                counts = loader.finish()
-    except SourceError as exc:
-        return SourceReport(source.path, source.format, "failed", message=str(exc))
-    totals.counts.add(counts)
-    return SourceReport(source.path, source.format, "loaded", counts.records, counts.rejects)
+class _Run:
+    """One `etl run` in progress: what it was asked, where it writes, and what it has done."""
 
+    def __init__(
+        self,
+        options: RunOptions,
+        engine: Engine,
+        taxonomy: Taxonomy,
+        venues: extract.VenueTable,
+        lock: load.RunLock,
+        progress: ProgressCallback | None,
+    ) -> None:
+        self.options = options
+        self.engine = engine
+        self.taxonomy = taxonomy
+        self.venues = venues
+        self.lock = lock
+        self.progress = progress
+        self.fingerprint = _fingerprint(taxonomy, venues, options)
+        self.run_id = 0
+        self.interrupted = 0  # earlier runs found dead: they may have left orphaned rows
+        self.pool: TransformPool | None = None
+        self.sources: list[SourceReport] = []
+        self.counts = load.LoadCounts()
+        self.stages: dict[str, float] = {}
 
-@contextmanager
-def _signals_held() -> Iterator[None]:
-    """Hold Ctrl-C and SIGTERM while the loader writes; one that arrives meanwhile is
-    delivered right after. Raised inside SQLite's executemany, the KeyboardInterrupt would
-    leave a statement unfinished: SQLAlchemy then closes the connection without rolling back,
-    the half-written transaction keeps the file locked while the exception propagates, and
-    the run could not record itself as interrupted."""
-    if not hasattr(signal, "pthread_sigmask"):  # not on Windows
-        yield
-        return
-    held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, held)
-
-
-def _batches(source: SourceFile, size: int, totals: _Totals) -> Iterator[list[extract.Item]]:
-    """Records in bounded batches, timing the extraction (JSON Lines are parsed with the
-    transform, in the workers)."""
-    records = extract.read_items(source)
-    while True:
+    @contextmanager
+    def timed(self, stage: str) -> Iterator[None]:
+        """Add the time spent inside to a stage's total."""
         tick = time.perf_counter()
-        batch = list(islice(records, size))
-        totals.time("extract", time.perf_counter() - tick)
-        if not batch:
-            return
-        yield batch
+        try:
+            yield
+        finally:
+            self.stages[stage] = self.stages.get(stage, 0.0) + time.perf_counter() - tick
+
+    def load_all(self, files: Sequence[Path]) -> None:
+        """Load each source in its own transaction, then tidy shared rows."""
+        with self.engine.begin() as connection:
+            load.hold_database(connection)
+            if self.options.full_refresh:
+                load.clear_data(connection)
+            load.sync_topics(connection, self.taxonomy.topics)
+            load.sync_tasks(connection, self.taxonomy.tasks)
+        with ExitStack() as stack:
+            self.pool = TransformPool(stack, self.options.workers, self.taxonomy, self.venues)
+            held = [path for path in files if not self._add(self.load_source(path, wait=False))]
+            for path in held:  # another loader had them: wait for it (most are then unchanged)
+                self._add(self.load_source(path, wait=True))
+        self.tidy()
+
+    def _add(self, report: SourceReport | None) -> bool:
+        """Count a source's outcome; False for a source another loader holds."""
+        if report is None:
+            return False
+        self.sources.append(report)
+        if self.progress:
+            self.progress("source", 1)
+        return True
+
+    def tidy(self) -> None:
+        """Delete orphaned lookup rows (waiting for other loaders to finish) and merge the
+        search index's segments, when this run's work calls for it."""
+        counts = self.counts
+        # Only these can leave rows no paper refers to: changed or removed papers, a source
+        # that failed after adding its lookup rows, and a run that died meanwhile.
+        failed = any(source.status == "failed" for source in self.sources)
+        orphans = bool(counts.updated or counts.removed or failed or self.interrupted)
+        optimize = counts.inserted + counts.updated > 20_000  # many new FTS segments
+        with self.timed("index"), self.engine.begin() as connection:
+            if orphans:
+                load.exclude_loaders(connection, self.lock)
+            with signals_held():
+                if orphans:
+                    load.delete_orphans(connection)
+                if optimize:
+                    load.optimize_search(connection)
+
+    def load_source(self, path: Path, *, wait: bool) -> SourceReport | None:
+        """Load one file atomically, again if a concurrent loader's change rolled it back."""
+        for _ in range(SOURCE_ATTEMPTS):
+            try:
+                return self._load_source(path, wait=wait)
+            except DBAPIError as exc:
+                if getattr(exc.orig, "sqlstate", None) not in RETRIED_SQLSTATES:
+                    raise
+                problem = str(exc.orig).splitlines()[0]
+        message = f"{path}: rolled back {SOURCE_ATTEMPTS} times by other loaders ({problem})"
+        return SourceReport(str(path), "unknown", "failed", message=message)
+
+    def _load_source(self, path: Path, *, wait: bool) -> SourceReport | None:
+        """Load one file atomically: all of its records, or (on a file-level error) none.
+        None when another loader holds the file and `wait` is false."""
+        source: SourceFile | None = None
+        try:
+            with self.engine.begin() as connection:
+                if not load.claim_source(connection, str(path), wait=wait):
+                    return None
+                state = load.source_state(connection, str(path))
+                fresh = self.options.full_refresh
+                if state and not fresh and _looks_unchanged(path, state, self.fingerprint):
+                    return SourceReport(str(path), state.format, "unchanged")
+                with self.timed("extract"):
+                    source = extract.identify(
+                        path, venue=self.options.venue, year=self.options.year
+                    )
+                known = (state.checksum, state.fingerprint) if state else None
+                if not fresh and known == (source.checksum, self.fingerprint):
+                    load.touch_source(connection, source.path, source.mtime_ns)
+                    return SourceReport(source.path, source.format, "unchanged")
+                counts = self._write_source(connection, source)
+        except SourceError as exc:
+            where = (source.path, source.format) if source else (str(path), "unknown")
+            return SourceReport(*where, "failed", message=str(exc))
+        self.counts.add(counts)
+        return SourceReport(source.path, source.format, "loaded", counts.records, counts.rejects)
+
+    def _write_source(self, connection: Connection, source: SourceFile) -> load.LoadCounts:
+        """Transform a source's records in batches and write them."""
+        assert self.pool is not None
+        with signals_held():
+            loader = load.SourceLoader(connection, source, self.run_id, self.fingerprint)
+        try:
+            batches = self.pool.transform(self._batches(source), partial(self.timed, "transform"))
+            for papers, rejects in batches:
+                with self.timed("load"), signals_held():
+                    loader.write(papers, rejects)
+                if self.progress:
+                    self.progress("records", len(papers) + len(rejects))
+            with signals_held():
+                return loader.finish()
+        finally:
+            loader.close()
+
+    def _batches(self, source: SourceFile) -> Iterator[list[extract.Item]]:
+        """Records in bounded batches, timing the extraction (JSON Lines are parsed with the
+        transform, in the workers)."""
+        records = extract.read_items(source)
+        while True:
+            with self.timed("extract"):
+                batch = list(islice(records, self.options.batch_size))
+            if not batch:
+                return
+            yield batch
+
+    def status(self) -> str:
+        """`succeeded`, or `partial` when a source failed or records were rejected."""
+        failed = any(s.status == "failed" for s in self.sources)
+        return "partial" if failed or self.counts.rejects else "succeeded"
+
+    def report(self, status: str, started: float, database: str) -> RunReport:
+        """The run's outcome and counts."""
+        counts = self.counts
+        return RunReport(
+            run_id=self.run_id,
+            status=status,
+            sources=tuple(self.sources),
+            papers_inserted=counts.inserted,
+            papers_updated=counts.updated,
+            papers_unchanged=counts.unchanged,
+            papers_removed=counts.removed,
+            links=counts.links,
+            methods=counts.methods,
+            rejects=counts.rejects,
+            seconds=time.perf_counter() - started,
+            stage_seconds=dict(self.stages),
+            database=database,
+        )
 
 
 def _fingerprint(taxonomy: Taxonomy, venues: extract.VenueTable, options: RunOptions) -> str:
@@ -258,33 +313,8 @@ def _looks_unchanged(path: Path, state: load.SourceState, fingerprint: str) -> b
     )
 
 
-def _status(totals: _Totals) -> str:
-    """`succeeded`, or `partial` when a source failed or records were rejected."""
-    failed = any(s.status == "failed" for s in totals.sources)
-    return "partial" if failed or totals.counts.rejects else "succeeded"
-
-
 def _options_record(options: RunOptions) -> dict[str, object]:
     """The run's options for the runs table: the database without any credential."""
     record = asdict(options)
     record["database_url"] = stored_url(resolve_database_url(options.database_url))
     return record
-
-
-def _report(run_id: int, status: str, totals: _Totals, started: float, database: str) -> RunReport:
-    counts = totals.counts
-    return RunReport(
-        run_id=run_id,
-        status=status,
-        sources=tuple(totals.sources),
-        papers_inserted=counts.inserted,
-        papers_updated=counts.updated,
-        papers_unchanged=counts.unchanged,
-        papers_removed=counts.removed,
-        links=counts.links,
-        methods=counts.methods,
-        rejects=counts.rejects,
-        seconds=time.perf_counter() - started,
-        stage_seconds=dict(totals.stages),
-        database=database,
-    )

@@ -22,7 +22,7 @@ from sqlalchemy.exc import DBAPIError
 from sqlalchemy.pool import NullPool
 
 from etl.admin import grant_read_only
-from etl.load.runs import LOCK_KEY
+from etl.load.locks import LOADERS, NAMESPACE
 from tests.conftest import (
     POSTGRES_ADMIN_URL,
     SEEDS,
@@ -456,9 +456,9 @@ def test_read_only_role_cannot_write_create_temp_objects_or_take_the_load_lock(
                 "CREATE TABLE scratch (x int)",
                 "INSERT INTO topics (slug, name) VALUES ('x', 'x')",
                 "DELETE FROM papers",
-                f"SELECT pg_try_advisory_lock({LOCK_KEY})",
-                f"SELECT pg_advisory_lock_shared({LOCK_KEY})",
-                f"SELECT pg_try_advisory_xact_lock({LOCK_KEY})",
+                f"SELECT pg_try_advisory_lock({NAMESPACE}, {LOADERS})",
+                f"SELECT pg_advisory_lock_shared({NAMESPACE}, {LOADERS})",
+                f"SELECT pg_try_advisory_xact_lock({NAMESPACE}, {LOADERS})",
                 "SELECT pg_read_file('/etc/hostname')",
                 "SELECT nextval('runs_id_seq')",
             ]:

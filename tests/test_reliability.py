@@ -18,7 +18,7 @@ from sqlalchemy import create_engine
 from etl.errors import LockedError
 from etl.load import create_db_engine, upgrade_to_head
 from etl.load.database import SQLITE_PAGE_SIZE
-from etl.load.runs import run_lock
+from etl.load.locks import run_lock
 from etl.pipeline import RunOptions, run
 from tests.conftest import load
 from tests.corpus import write_corpus

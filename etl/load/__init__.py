@@ -11,7 +11,8 @@ from etl.load.database import (
     upgrade_to_head,
     view_definitions,
 )
-from etl.load.runs import finish_run, run_lock, start_run
+from etl.load.locks import RunLock, claim_source, exclude_loaders, hold_database, run_lock
+from etl.load.runs import finish_run, start_run
 from etl.load.writer import (
     LoadCounts,
     SourceLoader,
@@ -27,13 +28,17 @@ from etl.load.writer import (
 
 __all__ = [
     "LoadCounts",
+    "RunLock",
     "SourceLoader",
     "SourceState",
+    "claim_source",
     "clear_data",
     "create_db_engine",
     "delete_orphans",
+    "exclude_loaders",
     "finish_run",
     "first_load_journal",
+    "hold_database",
     "optimize_search",
     "recreate_views",
     "run_lock",

@@ -57,9 +57,10 @@ def highest_id(connection: Connection, column: Any) -> int:
 
 
 def ids_since(connection: Connection, key: Any, id_column: Any, mark: int) -> dict[Any, int]:
-    """{key: id} of the rows numbered above `mark`, i.e. the rows just inserted (a run holds
-    the run lock, so no other writer adds rows meanwhile). A range scan of the integer key,
-    where looking the new keys up would probe the key's index at random pages."""
+    """{key: id} of the rows numbered above `mark`, i.e. the rows just inserted (the caller
+    holds the table's lookup lock, or is alone: no other writer adds rows meanwhile). A range
+    scan of the integer key, where looking the new keys up would probe the key's index at
+    random pages."""
     sql = (
         f"SELECT {key.name}, {id_column.name} FROM {key.table.name} "
         f"WHERE {id_column.name} > {int(mark)}"
@@ -107,6 +108,29 @@ def upsert_rows(
     connection.exec_driver_sql(
         f"INSERT INTO {table.name} ({names}) VALUES ({marks}) {on_conflict}", rows
     )
+
+
+def insert_new_returning(
+    connection: Connection,
+    table: Table,
+    columns: Sequence[str],
+    rows: Sequence[Row],
+    returning: Sequence[str],
+) -> list[tuple[Any, ...]]:
+    """Insert the rows whose key is not taken yet, skipping the others (a row another
+    transaction is inserting is waited for); the `returning` columns of the rows inserted.
+    For PostgreSQL loaders that run side by side. Rows keep their order, so row numbers follow
+    the input as a plain insert's do."""
+    if not rows:
+        return []
+    names = ", ".join(columns)
+    staging = _staging_table(connection, table.name, columns)
+    _copy(connection, staging, columns, rows)
+    result = connection.exec_driver_sql(
+        f"INSERT INTO {table.name} ({names}) SELECT {names} FROM {staging} "
+        f"ON CONFLICT DO NOTHING RETURNING {', '.join(returning)}"
+    )
+    return [tuple(row) for row in result]
 
 
 def _on_conflict(conflict: Sequence[str], update: Sequence[str]) -> str:

@@ -23,12 +23,12 @@ from sqlalchemy.exc import OperationalError, SQLAlchemyError
 
 from etl.config import busy_timeout_seconds, mask_url
 from etl.errors import DatabaseError, MissingDatabaseError
+from etl.load import locks
 
 SQLITE_CACHE_KIB = 32 * 1024
-# Pages of a new database file. Only one paper row (two abstracts, about 2.6 KB) fits in a
-# 4 KB page, wasting over a third of it; 16 KB pages hold six, and make shallower indexes:
-# a 1,000,000-record first load wrote 4.7 GB instead of 6.1 GB, in 379 s instead of 398 s
-# (same day; at 100,000 records the wall is the same). Existing files keep their page size.
+# Pages of a new database file. Only one paper row (two abstracts) fits in a 4 KB page,
+# wasting much of it; 16 KB pages hold several, and make shallower indexes, so a large load
+# writes less (benchmarks/HISTORY.md). Existing files keep their page size.
 SQLITE_PAGE_SIZE = 16 * 1024
 
 
@@ -123,13 +123,13 @@ def first_load_journal(engine: Engine) -> Iterator[bool]:
     """Write a first load into an empty SQLite database with a rollback journal, not the WAL.
 
     In WAL mode every page of a large first load is written twice (to the log, then into the
-    file), and each page read that misses the cache searches a log that grows with the load: at
-    1,000,000 records a run took 664 s in WAL mode and 560 s this way. A rollback journal
-    writes new pages once and keeps only the few that existed before, with the same
-    all-or-nothing commit. Nobody can be reading papers that do not exist yet; SQLite refuses
-    the switch while another connection has the file open, and then the load simply stays in
-    WAL mode. WAL comes back when the load ends (and every later writing connection asks for
-    it). Yields whether the switch was made.
+    file), and each page read that misses the cache searches a log that grows with the load
+    (benchmarks/HISTORY.md has the measurement). A rollback journal writes new pages once and
+    keeps only the few that existed before, with the same all-or-nothing commit. Nobody can
+    be reading papers that do not exist yet; SQLite refuses the switch while another
+    connection has the file open, and then the load simply stays in WAL mode. WAL comes back
+    when the load ends (and every later writing connection asks for it). Yields whether the
+    switch was made.
     """
     database = engine.url.database
     if engine.dialect.name != "sqlite" or not database or database == ":memory:":
@@ -172,6 +172,7 @@ def upgrade_to_head(engine: Engine) -> None:
     """Apply every pending migration; the schema exists only through them."""
     try:
         with engine.begin() as connection:
+            locks.hold_database(connection)  # two loaders starting together migrate once
             if current_revision(connection) == head_revision():
                 restore_missing_views(connection)
                 return

@@ -1,17 +1,18 @@
 """Checking foreign keys once at the end of a first load, not row by row (PostgreSQL).
 
-PostgreSQL checks a foreign key with one trigger call per inserted row. A paper's child rows
-(authors, methods, topics, links, acronyms, provenance) make about 25 such calls, about
-100 µs of server time per paper: at 100,000 generated records the server's CPU went from
-44.9 to 35.1 s without them. When a load starts with `papers` empty, the loader drops the keys
-that point at the tables it fills, inside its transaction, and adds them back before it
-commits: adding a key checks every row in one join (0.85 s for all ten at 100,000). A
-rollback, or a kill, restores them with everything else, and a row that breaks a key fails
-the load as before, only at its end.
+PostgreSQL checks a foreign key with one trigger call per inserted row, and a paper's child
+rows (authors, methods, topics, links, acronyms, provenance) make a couple of dozen such calls:
+a large share of the server's time in a first load (benchmarks/HISTORY.md). When a load starts
+with `papers` empty and no other loader running, the loader drops the keys that point at the
+tables it fills, inside its transaction, and adds them back before it commits: adding a key
+checks every row in one join, far cheaper than a trigger call per row. A rollback, or a kill,
+restores them with everything else, and a row that breaks a key fails the load as before,
+only at its end.
 
-Dropping a key locks its tables until the commit, so readers wait for a first load instead
-of seeing an empty database. A reader already inside a transaction on those tables holds the
-load back: after LOCK_WAIT_MS the load keeps the keys and checks them row by row instead.
+Dropping a key locks its tables until the commit, so readers (and other loaders) wait for a
+first load instead of seeing an empty database. A reader already inside a transaction on
+those tables holds the load back: after LOCK_WAIT_MS the load keeps the keys and checks them
+row by row instead.
 SQLite checks keys in-process, cheaply; nothing changes there.
 """
 
@@ -21,6 +22,7 @@ from sqlalchemy import Connection, ForeignKeyConstraint, select
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.schema import AddConstraint, DropConstraint
 
+from etl.load import locks
 from etl.load import schema as s
 
 FILLED_BY_A_LOAD = (s.papers, s.authors, s.links, s.methods)
@@ -46,7 +48,11 @@ class ForeignKeysCheckedAtEnd:
     def __init__(self, connection: Connection) -> None:
         self.connection = connection
         self.dropped: list[ForeignKeyConstraint] = []
-        if connection.dialect.name == "postgresql" and _no_papers(connection):
+        if (
+            connection.dialect.name == "postgresql"
+            and _no_papers(connection)
+            and not locks.other_loaders(connection)  # it would hold them all back
+        ):
             self.dropped = _drop(connection, keys_into_filled_tables())
 
     def restore(self) -> None:

@@ -1,34 +1,39 @@
-"""The `runs` table, and the lock that keeps two loads off one database."""
+"""The `runs` table: one row per `etl run`, written as it starts and as it ends."""
 
 from __future__ import annotations
 
-import fcntl
 import json
-import os
-import time
-from collections.abc import Iterator
-from contextlib import contextmanager
-from pathlib import Path
+from contextlib import ExitStack
 from typing import Any
 
-from sqlalchemy import Engine, text, update
+from sqlalchemy import Engine, select, update
 
-from etl.errors import LockedError
+from etl.load import locks
 from etl.load import schema as s
+from etl.load.locks import RunLock
 from etl.load.writer import now
 from etl.models import RunReport
 
-LOCK_KEY = 0x7061706572  # PostgreSQL advisory lock id ("paper")
 
-
-def start_run(engine: Engine, options: dict[str, Any]) -> int:
-    """Record a new run as `running` (committed at once, so an interrupted run stays visible)."""
-    with engine.begin() as connection:
-        connection.execute(
-            update(s.runs)
-            .where(s.runs.c.status == "running")
-            .values(status="interrupted", message="the run stopped before it finished")
-        )
+def start_run(engine: Engine, options: dict[str, Any], lock: RunLock) -> tuple[int, int]:
+    """Record a new run as `running` (committed at once, so an interrupted run stays visible),
+    marking `running` runs whose process is gone as interrupted. Returns the run's id and how
+    many runs were found interrupted. On PostgreSQL this happens on the run lock's connection,
+    which takes the new run's own lock before the row becomes visible to other loaders."""
+    with ExitStack() as stack:
+        if lock.connection is not None:
+            connection = lock.connection
+            stack.enter_context(connection.begin())
+        else:
+            connection = stack.enter_context(engine.begin())
+        running = connection.scalars(select(s.runs.c.id).where(s.runs.c.status == "running"))
+        dead = [run_id for run_id in running.all() if locks.run_is_dead(connection, run_id)]
+        if dead:
+            connection.execute(
+                update(s.runs)
+                .where(s.runs.c.id.in_(dead))
+                .values(status="interrupted", message="the run stopped before it finished")
+            )
         result = connection.execute(
             s.runs.insert().values(
                 started_at=now(),
@@ -48,7 +53,8 @@ def start_run(engine: Engine, options: dict[str, Any]) -> int:
         )
         key = result.inserted_primary_key
         assert key is not None
-        return int(key[0])
+        lock.mark_alive(connection, int(key[0]))
+        return int(key[0]), len(dead)
 
 
 def finish_run(engine: Engine, report: RunReport, message: str | None = None) -> None:
@@ -75,61 +81,3 @@ def finish_run(engine: Engine, report: RunReport, message: str | None = None) ->
                 message=message,
             )
         )
-
-
-@contextmanager
-def run_lock(engine: Engine, *, wait: bool = False) -> Iterator[None]:
-    """Hold the database's load lock: a lock file beside SQLite, an advisory lock on PostgreSQL."""
-    if engine.dialect.name == "postgresql":
-        with _advisory_lock(engine, wait=wait):
-            yield
-        return
-    database = engine.url.database
-    if not database or database == ":memory:":
-        yield
-        return
-    with _file_lock(Path(f"{database}.lock"), wait=wait):
-        yield
-
-
-@contextmanager
-def _file_lock(path: Path, *, wait: bool) -> Iterator[None]:
-    """An exclusive flock on a file; released by the OS even if the process is killed."""
-    handle = path.open("a+")
-    try:
-        flags = fcntl.LOCK_EX if wait else fcntl.LOCK_EX | fcntl.LOCK_NB
-        try:
-            fcntl.flock(handle, flags)
-        except BlockingIOError as exc:
-            handle.seek(0)
-            holder = handle.read().strip() or "another process"
-            raise LockedError(
-                f"another `etl run` is loading this database ({holder}); "
-                "wait for it to finish, or pass --wait to queue behind it"
-            ) from exc
-        handle.seek(0)
-        handle.truncate()
-        handle.write(f"pid {os.getpid()} since {time.strftime('%Y-%m-%d %H:%M:%S')}")
-        handle.flush()
-        yield
-    finally:
-        handle.close()
-
-
-@contextmanager
-def _advisory_lock(engine: Engine, *, wait: bool) -> Iterator[None]:
-    """A session-level advisory lock, held on its own connection for the whole run."""
-    with engine.connect() as connection:
-        if wait:
-            connection.execute(text("SELECT pg_advisory_lock(:key)"), {"key": LOCK_KEY})
-        elif not connection.scalar(text("SELECT pg_try_advisory_lock(:key)"), {"key": LOCK_KEY}):
-            raise LockedError(
-                "another `etl run` is loading this database; "
-                "wait for it to finish, or pass --wait to queue behind it"
-            )
-        connection.commit()
-        try:
-            yield
-        finally:
-            connection.execute(text("SELECT pg_advisory_unlock(:key)"), {"key": LOCK_KEY})
-            connection.commit()

@@ -173,6 +173,13 @@ paper_keys = Table(
     comment="What identifies each paper; records are matched to papers through these.",
 )
 
+identity_locks = Table(
+    "identity_locks",
+    metadata,
+    Column("key", BigInteger, primary_key=True, autoincrement=False, comment="hashed key"),
+    comment="Rows loaders lock (PostgreSQL) to decide one paper identity at a time.",
+)
+
 authors = Table(
     "authors",
     metadata,

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -23,11 +24,13 @@ from sqlalchemy import (
     update,
 )
 
+from etl.load import locks
 from etl.load import schema as s
 from etl.load.bulk import (
     chunks,
     highest_id,
     ids_since,
+    insert_new_returning,
     insert_rows,
     select_map,
     select_rows,
@@ -36,7 +39,15 @@ from etl.load.bulk import (
 from etl.load.foreign_keys import ForeignKeysCheckedAtEnd
 from etl.load.identity import IdentityResolver
 from etl.load.search_index import BulkSearchIndex
-from etl.models import PAPER_VALUE_COUNT, PaperRows, Reject, SourceFile, Task, Topic
+from etl.models import (
+    PAPER_VALUE_COUNT,
+    MethodValues,
+    PaperRows,
+    Reject,
+    SourceFile,
+    Task,
+    Topic,
+)
 
 # The columns of `papers` that a paper's content decides: PaperRows' first fields.
 PAPER_COLUMNS = PaperRows._fields[:PAPER_VALUE_COUNT]
@@ -57,7 +68,7 @@ def resolve_ids(
     column = table.c[columns[0]]
     ids = select_map(connection, column, table.c.id, rows)
     missing = [rows[k] for k in rows if k not in ids]
-    if missing:  # no other writer can add them meanwhile: a run holds the run lock
+    if missing:  # no other writer adds them meanwhile: see SourceLoader.lookups
         mark = highest_id(connection, table.c.id)
         insert_rows(connection, table, columns, missing)
         ids.update(ids_since(connection, column, table.c.id, mark))
@@ -95,9 +106,33 @@ class SourceLoader:
         self.first_load = not self._has_provenance()
         self.search_index = BulkSearchIndex(connection)
         self.foreign_keys = ForeignKeysCheckedAtEnd(connection)
+        # Whether other loaders may write the same papers and lookup rows meanwhile: on
+        # PostgreSQL, unless this load dropped the foreign keys (which locks them all out).
+        self.shared = connection.dialect.name == "postgresql" and not self.foreign_keys.dropped
+        self.lookup_connection = connection.engine.connect() if self.shared else None
         self.identity = IdentityResolver(connection)
         if connection.dialect.name == "postgresql":
             _compress_with_lz4(connection)
+
+    @contextmanager
+    def lookups(self, table: Table) -> Iterator[Connection]:
+        """Where to add a lookup table's new rows (authors, links, methods): the source's own
+        transaction when no other loader can write meanwhile; otherwise a short transaction of
+        their own, committed at once under the table's lock, so loaders add them one at a
+        time and never wait on each other's sources (a lookup row committed for a source that
+        then rolls back is an orphan, deleted like any other)."""
+        if self.lookup_connection is None:
+            yield self.connection
+            return
+        with self.lookup_connection.begin():
+            locks.hold_lookup_table(self.lookup_connection, table.name)
+            yield self.lookup_connection
+
+    def close(self) -> None:
+        """Release the lookup connection (after `finish`, or when the source fails)."""
+        if self.lookup_connection is not None:
+            self.lookup_connection.close()
+            self.lookup_connection = None
 
     def _upsert_source(self, fingerprint: str) -> int:
         """The source's row, created or refreshed with this run's fingerprint."""
@@ -141,6 +176,8 @@ class SourceLoader:
             self._write_rejects(rejects)
         if not papers:
             return
+        if self.shared:  # decide these identities one loader at a time (etl.load.locks)
+            locks.hold_identities(self.connection, (k for p in papers for k in p.keys))
         papers = self.identity.resolve(papers)
         latest: dict[str, PaperRows] = {}
         for paper in papers:  # a paper twice in a batch: its last version with an abstract
@@ -163,16 +200,43 @@ class SourceLoader:
         pks: RowNumbers = {pid: row[0] for pid, row in stored.items()}
         if fresh:
             pks.update(self._insert_papers(fresh))
+        if len(pks) < len(latest):  # another loader inserted some of them meanwhile
+            fresh, taken = self._taken_meanwhile(latest, fresh, pks)
+            changed += taken
         if changed:
             self._update_papers(changed, pks)
         self._write_children([*fresh, *changed], pks)
         self._write_provenance(papers, pks)
         self._write_keys(papers, pks)
 
+    def _taken_meanwhile(
+        self, latest: dict[str, PaperRows], fresh: list[PaperRows], pks: RowNumbers
+    ) -> tuple[list[PaperRows], list[PaperRows]]:
+        """Papers another loader committed after this one looked: their row numbers go into
+        `pks`; returns the papers this loader did insert, and the taken ones whose content
+        differs (to rewrite, as if they had been stored before)."""
+        taken = select_rows(
+            self.connection,
+            s.papers.c.id,
+            (s.papers.c.pk, s.papers.c.content_hash),
+            [pid for pid in latest if pid not in pks],
+        )
+        pks.update({pid: row[0] for pid, row in taken.items()})
+        differ = [latest[pid] for pid, row in taken.items() if row[1] != latest[pid].content_hash]
+        self.counts.inserted -= len(taken)
+        self.counts.updated += len(differ)
+        self.counts.unchanged += len(taken) - len(differ)
+        return [p for p in fresh if p.id not in taken], differ
+
     def _insert_papers(self, papers: Sequence[PaperRows]) -> RowNumbers:
         """Insert new papers and index them for search; their row numbers (`papers.pk`)."""
-        mark = highest_id(self.connection, s.papers.c.pk)
         run = (self.run_id, self.run_id)
+        if self.shared:
+            rows = [(*p.paper_values(), *run) for p in papers]
+            columns = (*PAPER_COLUMNS, "created_run_id", "updated_run_id")
+            inserted = insert_new_returning(self.connection, s.papers, columns, rows, ("id", "pk"))
+            return dict(inserted)
+        mark = highest_id(self.connection, s.papers.c.pk)
         insert_rows(
             self.connection,
             s.papers,
@@ -241,7 +305,8 @@ class SourceLoader:
         names = {name: (name,) for _, p in papers for name in p.authors}
         if not names:
             return
-        ids = resolve_ids(self.connection, s.authors, ("name",), names)
+        with self.lookups(s.authors) as connection:
+            ids = resolve_ids(connection, s.authors, ("name",), names)
         rows = [
             (
                 pk,
@@ -260,11 +325,16 @@ class SourceLoader:
         )
 
     def _write_links(self, papers: Sequence[KeyedPaper]) -> None:
-        links = {link[0]: link[:5] for _, p in papers for link in p.links}
+        links = {
+            url: (url, host, kind, owner, repo)
+            for _, p in papers
+            for url, host, kind, owner, repo, _found_in in p.links
+        }
         if not links:
             return
         columns = ("url", "host", "kind", "repo_owner", "repo_name")
-        ids = resolve_ids(self.connection, s.links, columns, links)
+        with self.lookups(s.links) as connection:
+            ids = resolve_ids(connection, s.links, columns, links)
         rows = {
             (pk, ids[url]): (pk, ids[url], found_in)
             for pk, p in papers
@@ -277,35 +347,11 @@ class SourceLoader:
 
     def _write_methods(self, papers: Sequence[KeyedPaper]) -> None:
         """Methods merge across papers through their alias keys; new ones are created in bulk."""
-        mentions = [(pk, m) for pk, p in papers for m in p.methods if m[5]]
+        mentions = [(pk, m) for pk, p in papers for m in p.methods if _keys(m)]
         if not mentions:
             return
-        all_keys = {k for _, m in mentions for k in m[5]}
-        known = select_map(
-            self.connection, s.method_aliases.c.key, s.method_aliases.c.method_id, all_keys
-        )
-        stored_keys = set(known)
-        canonical = _cluster_keys([m[5] for _, m in mentions if not any(k in known for k in m[5])])
-        new_methods = {
-            canonical[keys[0]]: (canonical[keys[0]], name, kind)
-            for _, (name, kind, _role, _surface, _aliases, keys) in reversed(mentions)
-            if keys[0] in canonical
-        }
-        if new_methods:
-            known.update(self._create_methods(new_methods, canonical))
-        aliases: dict[str, tuple[str, str, int]] = {}
-        rows: dict[tuple[int, int], tuple[int, int, str, str]] = {}
-        for pk, (name, _kind, role, surface, more_names, keys) in mentions:
-            method_id = next(known[k] for k in keys if k in known)
-            for key, alias in zip(keys, (name, *more_names), strict=False):
-                if key not in stored_keys:
-                    aliases.setdefault(key, (key, alias, method_id))
-            previous = rows.get((pk, method_id))
-            if previous is None or role == "introduced":
-                rows[(pk, method_id)] = (pk, method_id, role, surface)
-        insert_rows(
-            self.connection, s.method_aliases, ("key", "alias", "method_id"), list(aliases.values())
-        )
+        with self.lookups(s.methods) as connection:
+            rows = _resolve_methods(connection, mentions)
         insert_rows(
             self.connection,
             s.paper_methods,
@@ -313,20 +359,6 @@ class SourceLoader:
             list(rows.values()),
         )
         self.counts.methods += len(rows)
-
-    def _create_methods(
-        self, new_methods: dict[str, tuple[str, str, str]], canonical: dict[str, str]
-    ) -> dict[str, int]:
-        """Insert methods (rows of key, name, kind, by key); the method id of every key that
-        `canonical` maps to one of them. A key an existing method already holds (without an
-        alias row for it) keeps that method."""
-        mark = highest_id(self.connection, s.methods.c.id)
-        upsert_rows(self.connection, s.methods, ("key", "name", "kind"), list(new_methods.values()))
-        created = ids_since(self.connection, s.methods.c.key, s.methods.c.id, mark)
-        if len(created) < len(new_methods):
-            held = [k for k in new_methods if k not in created]
-            created.update(select_map(self.connection, s.methods.c.key, s.methods.c.id, held))
-        return {key: created[root] for key, root in canonical.items()}
 
     def _write_provenance(self, papers: Sequence[PaperRows], pks: RowNumbers) -> None:
         """Where each paper was seen; a row seen again is stamped with this run."""
@@ -439,6 +471,60 @@ class SourceLoader:
 def _has_abstract(paper: PaperRows) -> bool:
     """Whether a record's abstract is substantive (it has an `abs:` identity key)."""
     return any(key.startswith("abs:") for key in paper.keys)
+
+
+def _resolve_methods(
+    connection: Connection, mentions: Sequence[tuple[int, MethodValues]]
+) -> dict[tuple[int, int], tuple[int, int, str, str]]:
+    """The paper_methods rows of (paper row number, mention): each mention's method found by
+    an alias key, or created with its aliases."""
+    all_keys = {k for _, m in mentions for k in _keys(m)}
+    known = select_map(connection, s.method_aliases.c.key, s.method_aliases.c.method_id, all_keys)
+    stored_keys = set(known)
+    unknown = [_keys(m) for _, m in mentions if not any(k in known for k in _keys(m))]
+    canonical = _cluster_keys(unknown)
+    new_methods = {
+        canonical[keys[0]]: (canonical[keys[0]], name, kind)
+        for _, (name, kind, _role, _surface, _aliases, keys) in reversed(mentions)
+        if keys[0] in canonical
+    }
+    if new_methods:
+        known.update(_create_methods(connection, new_methods, canonical))
+    aliases: dict[str, tuple[str, str, int]] = {}
+    rows: dict[tuple[int, int], tuple[int, int, str, str]] = {}
+    for pk, (name, _kind, role, surface, more_names, keys) in mentions:
+        method_id = next(known[k] for k in keys if k in known)
+        for key, alias in zip(keys, (name, *more_names), strict=False):
+            if key not in stored_keys:
+                aliases.setdefault(key, (key, alias, method_id))
+        previous = rows.get((pk, method_id))
+        if previous is None or role == "introduced":
+            rows[(pk, method_id)] = (pk, method_id, role, surface)
+    insert_rows(connection, s.method_aliases, ("key", "alias", "method_id"), list(aliases.values()))
+    return rows
+
+
+def _keys(mention: MethodValues) -> tuple[str, ...]:
+    """A method mention's alias keys (the spellings that merge into one method)."""
+    _name, _kind, _role, _surface, _aliases, keys = mention
+    return keys
+
+
+def _create_methods(
+    connection: Connection,
+    new_methods: dict[str, tuple[str, str, str]],
+    canonical: dict[str, str],
+) -> dict[str, int]:
+    """Insert methods (rows of key, name, kind, by key); the method id of every key that
+    `canonical` maps to one of them. A key an existing method already holds (without an
+    alias row for it) keeps that method."""
+    mark = highest_id(connection, s.methods.c.id)
+    upsert_rows(connection, s.methods, ("key", "name", "kind"), list(new_methods.values()))
+    created = ids_since(connection, s.methods.c.key, s.methods.c.id, mark)
+    if len(created) < len(new_methods):
+        held = [k for k in new_methods if k not in created]
+        created.update(select_map(connection, s.methods.c.key, s.methods.c.id, held))
+    return {key: created[root] for key, root in canonical.items()}
 
 
 def _compress_with_lz4(connection: Connection) -> None:
