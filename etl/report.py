@@ -50,6 +50,11 @@ def query(engine: Engine, name: str) -> tuple[tuple[str, ...], list[dict[str, An
         return columns, [dict(zip(columns, map(plain, row), strict=True)) for row in result]
 
 
+def _table(columns: tuple[str, ...], values: list[dict[str, Any]]) -> tuple[tuple[Any, ...], ...]:
+    """A query's rows as tuples in column order (for a section's table of numbers)."""
+    return tuple(tuple(row[c] for c in columns) for row in values)
+
+
 def build_report(engine: Engine) -> str:
     """The whole report as one HTML document."""
     try:
@@ -165,7 +170,7 @@ def venues(engine: Engine) -> Section:
         "How many papers each venue and year holds, and how many of them link to code.",
         _svg(_code_split(values, "venue_year", order)),
         columns,
-        tuple(tuple(row[c] for c in columns) for row in values),
+        _table(columns, values),
     )
 
 
@@ -179,7 +184,7 @@ def topics(engine: Engine) -> Section:
         "The 20 topics with the most papers; a paper can have several topics.",
         _svg(_code_split(values, "topic", order)),
         columns,
-        tuple(tuple(row[c] for c in columns) for row in values),
+        _table(columns, values),
     )
 
 
@@ -194,7 +199,7 @@ def _simple(key: str, title: str, note: str, category: str, amount: str, axis: s
             note,
             _svg(_bars(values, category, amount, axis)),
             columns,
-            tuple(tuple(row[c] for c in columns) for row in values),
+            _table(columns, values),
         )
 
     return build
@@ -211,7 +216,7 @@ def builds_on(engine: Engine) -> Section:
         "Methods introduced by one paper and mentioned by other papers in this database.",
         _svg(_bars(values, "method_by", "mentioned_by", "papers that mention it")),
         columns,
-        tuple(tuple(row[c] for c in columns) for row in values),
+        _table(columns, values),
     )
 
 

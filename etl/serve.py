@@ -41,8 +41,8 @@ FACETS = {
     "paper_topics": ["topic_slug"],
     "links": ["kind", "host"],
 }
-# Datasette suggests facets by trying a GROUP BY on every column of every page it shows: at
-# 10,000 papers that made the papers table take 580 ms instead of 40 (benchmarks/README.md).
+# Datasette suggests facets by trying a GROUP BY on every column of every page it shows, which
+# made large tables slow to page through (benchmarks/HISTORY.md).
 SETTINGS = {"suggest_facets": False}
 LABEL_COLUMNS = {
     "papers": "title",

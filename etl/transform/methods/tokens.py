@@ -206,9 +206,9 @@ class _PieceTokens(dict[str, Piece]):
     """
 
     def __missing__(self, piece: str) -> Piece:
-        # Memory stays flat on huge, varied inputs: at some 400 bytes a piece this is about
-        # 2 MB per worker, and the pieces a text is mostly made of come back at once. A larger
-        # cache was slower on a one-pass load (more memory touched) and cost workers 10 MB.
+        # Memory stays flat on huge, varied inputs, and the pieces a text is mostly made of
+        # come back at once; a larger cache touched more memory for no gain on a one-pass load
+        # (benchmarks/HISTORY.md).
         if len(self) > 5_000:
             self.clear()
         # A piece holds one to three tokens: a loop over them is cheaper than the list-wide
