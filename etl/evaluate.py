@@ -37,6 +37,8 @@ from etl.transform.methods import method_key
 
 FIELDS = ("introduced", "mentioned", "acronyms", "code_links", "topics", "tasks")
 ACRONYM_SUFFIX_RE = re.compile(r"\s*\([^()]*\)\s*$")
+# ... or with the setting the archive measured them in: "6D Pose Estimation using RGB"
+SETTING_SUFFIX_RE = re.compile(r"\s+(?:using|on)\s+\S.*$")
 COLUMNS = ("field", "gold", "predicted", "tp", "fp", "fn", "precision", "recall", "f1")
 
 
@@ -55,6 +57,7 @@ class GoldRecord:
     title: str | None
     abstract: str
     items: dict[str, tuple[Any, ...]]
+    annotated: frozenset[str] = frozenset(FIELDS)  # the fields the line has (others: empty)
 
 
 @dataclass(frozen=True)
@@ -76,13 +79,22 @@ def evaluate(gold_path: str, taxonomy_path: str | None = None) -> Rows:
 def evaluate_details(gold_path: str, taxonomy_path: str | None = None) -> list[FieldResult]:
     """Per record and field, the matched, spurious (fp) and missed (fn) items."""
     taxonomy = load_taxonomy(taxonomy_path)
-    return [result for gold in read_gold(gold_path) for result in score_record(gold, taxonomy)]
+    golds = list(read_gold(gold_path))
+    # a field that no line of the file annotates (tasks, in older files) is not scored
+    annotated = frozenset().union(*(gold.annotated for gold in golds))
+    return [
+        result
+        for gold in golds
+        for result in score_record(gold, taxonomy)
+        if result.field in annotated
+    ]
 
 
 def summarize(results: Sequence[FieldResult]) -> Rows:
     """One row per field: counts summed over records, then precision, recall and F1."""
     rows = []
-    for field in FIELDS:
+    scored = {r.field for r in results}
+    for field in (f for f in FIELDS if f in scored):
         tp = sum(len(r.tp) for r in results if r.field == field)
         fp = sum(len(r.fp) for r in results if r.field == field)
         fn = sum(len(r.fn) for r in results if r.field == field)
@@ -156,12 +168,34 @@ def _compare(
             for hit in bundle.tasks
         ]
         # names copied from the archive may end with their acronym: "Speech Recognition (ASR)"
-        wanted_task = [(name, expansion_key(ACRONYM_SUFFIX_RE.sub("", name))) for name in gold]
+        wanted_task = [(name, expansion_key(_task_name(name))) for name in gold]
+        wanted_task = _one_per_task(wanted_task, task_terms)
         return _match(record_id, field, predicted_task, wanted_task, lambda p, g: g in p)
     predicted_topic = [(hit.slug, hit.slug) for hit in bundle.topics]
     # a gold "new:slug" names a leaf the taxonomy lacked when it was annotated
     wanted_topic = [(slug, slug.removeprefix("new:")) for slug in gold]
     return _match(record_id, field, predicted_topic, wanted_topic, lambda p, g: p == g)
+
+
+def _task_name(name: str) -> str:
+    """A gold task name without the acronym or setting the archive appended to it."""
+    return SETTING_SUFFIX_RE.sub("", ACRONYM_SUFFIX_RE.sub("", name))
+
+
+def _one_per_task(
+    wanted: list[tuple[str, str]], task_terms: dict[str, tuple[str, ...]]
+) -> list[tuple[str, str]]:
+    """Gold task names, one per task of the vocabulary: two archive names that the vocabulary
+    holds as one task ("Speech Recognition", "Automatic Speech Recognition") are one task."""
+    task_of = {expansion_key(n): name for name, terms in task_terms.items() for n in (name, *terms)}
+    seen: set[str] = set()
+    kept = []
+    for label, key in wanted:
+        task = task_of.get(key, key)
+        if task not in seen:
+            seen.add(task)
+            kept.append((label, key))
+    return kept
 
 
 def _match(
@@ -257,7 +291,14 @@ def _gold_record(path: str, line: int, text: str) -> GoldRecord:
             raise fail(f"`{field}` must be a list")
         items[field] = tuple(_gold_item(field, item, fail) for item in value)
     return GoldRecord(
-        str(data.get("id", f"line {line}")), line, venue, year, title or None, abstract, items
+        str(data.get("id", f"line {line}")),
+        line,
+        venue,
+        year,
+        title or None,
+        abstract,
+        items,
+        frozenset(field for field in FIELDS if field in data),
     )
 
 

@@ -117,6 +117,7 @@ class Task:
     name: str
     topic: str
     terms: tuple[str, ...] = ()
+    datasets: tuple[str, ...] = ()  # benchmarks that are its standard test
 
 
 @dataclass(frozen=True, slots=True)

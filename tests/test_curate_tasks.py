@@ -50,7 +50,7 @@ def test_the_curated_file_is_a_taxonomy_file_with_the_rules_applied(tmp_path: Pa
     assert tasks["Visual Question Answering"]["terms"] == ["VQA"]
     assert tasks["Visual Question Answering"]["topic"] == "vision-language"
     assert tasks["Language Modelling"]["terms"] == ["language modeling"]
-    assert tasks["Text Summarization"]["terms"] == ["summarization"]
+    assert [t.casefold() for t in tasks["Text Summarization"]["terms"]] == ["summarization"]
     assert "Reinforcement Learning" not in tasks  # a broad way of learning: a topic
     text = out.read_text("utf-8")
     assert "Papers with Code" in text and "CC BY-SA 4.0" in text
@@ -59,3 +59,38 @@ def test_the_curated_file_is_a_taxonomy_file_with_the_rules_applied(tmp_path: Pa
     both = tmp_path / "both.toml"
     both.write_text(topics + "\n" + text, "utf-8")
     assert len(load_taxonomy(both).tasks) == 6
+
+
+def test_names_of_one_task_merge_and_longer_names_get_its_short_forms(tmp_path: Path) -> None:
+    source = tmp_path / "tasks.csv"
+    source.write_text(
+        "task,domain,datasets\n"
+        "Speech Recognition,audio,50\n"
+        "Automatic Speech Recognition (ASR),audio,60\n"
+        "Noisy Automatic Speech Recognition,audio,2\n"
+        "Vision and Language Navigation,cv,9\n"
+        "Vision-Language Navigation,cv,3\n"
+        "Image Text Matching,cv,4\n"
+        "Image Matching,cv,8\n",
+        "utf-8",
+    )
+    out = tmp_path / "tasks.toml"
+    assert curate_tasks.main([str(source), "-o", str(out)]) == 0
+    tasks = {t["name"]: t for t in tomllib.loads(out.read_text("utf-8"))["task"]}
+    # a leading "Automatic" and an "and" between words do not make another task ...
+    assert tasks["Automatic Speech Recognition"]["terms"] == ["Speech Recognition", "ASR"]
+    assert tasks["Vision and Language Navigation"]["terms"] == ["Vision-Language Navigation"]
+    # ... but another word does
+    assert {"Image Text Matching", "Image Matching"} <= set(tasks)
+    # a name holding a task's name is also written with the task's acronym
+    assert tasks["Noisy Automatic Speech Recognition"]["terms"] == ["Noisy ASR"]
+
+
+def test_standard_datasets_are_written_with_their_task(tmp_path: Path) -> None:
+    source = tmp_path / "tasks.csv"
+    source.write_text("task,domain,datasets\nQuestion Answering,nlp,90\n", "utf-8")
+    out = tmp_path / "tasks.toml"
+    assert curate_tasks.main([str(source), "-o", str(out)]) == 0
+    (task,) = tomllib.loads(out.read_text("utf-8"))["task"]
+    assert task["datasets"] == curate_tasks.DATASETS["Question Answering"]
+    assert "SQuAD" in task["datasets"]

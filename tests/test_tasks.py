@@ -109,6 +109,46 @@ def test_the_longest_task_name_wins() -> None:
     assert [h.name for h in hits] == ["Object Detection"]
 
 
+def test_what_does_a_task_names_the_task() -> None:
+    taxonomy = build_taxonomy(
+        [{"slug": "det", "name": "Detection"}],
+        tasks=[
+            {"name": "Pedestrian Detection", "topic": "det"},
+            {"name": "Detection", "topic": "det"},
+            {"name": "Image Classification", "topic": "det"},
+        ],
+    )
+    hits = assign_tasks("Pedestrian detectors fail at night.", taxonomy)
+    assert [(h.name, h.evidence) for h in hits] == [
+        ("Pedestrian Detection", ("Pedestrian detector",))
+    ]
+    assert [h.name for h in assign_tasks("We attack image classifiers.", taxonomy)] == [
+        "Image Classification"
+    ]
+    # a name of one word is not varied: "detector" alone names no task
+    assert assign_tasks("Our detector is fast.", taxonomy) == ()
+
+
+def test_results_on_a_standard_dataset_are_weaker_evidence_of_its_task() -> None:
+    taxonomy = build_taxonomy(
+        [{"slug": "nlp", "name": "NLP"}],
+        tasks=[
+            {"name": "Question Answering", "topic": "nlp", "datasets": ["SQuAD"]},
+            {"name": "Natural Language Inference", "topic": "nlp", "datasets": ["MNLI"]},
+            {"name": "Text Summarization", "topic": "nlp"},
+        ],
+    )
+    text = "We propose Wren, a sparse attention. Results on SQuAD and MNLI show gains."
+    hits = assign_tasks(text, taxonomy)
+    assert [(h.name, h.evidence) for h in hits] == [
+        ("Question Answering", ("SQuAD",)),
+        ("Natural Language Inference", ("MNLI",)),
+    ]
+    # a task the paper names outweighs one it is only tested on
+    hits = assign_tasks("We propose Wren for text summarization. Results on SQuAD.", taxonomy)
+    assert [h.name for h in hits] == ["Text Summarization"]
+
+
 def test_a_task_only_given_as_an_example_is_not_addressed(taxonomy_file: Path) -> None:
     taxonomy = load_taxonomy(taxonomy_file)
     text = "Backbones help many tasks, such as image captioning."
@@ -144,6 +184,7 @@ def test_the_packaged_tasks_sit_under_taxonomy_topics_and_are_attributed() -> No
             "'x' is empty or defined twice",
         ),
         ("[[task]]\nname = 'X'\ntopic = 'detection'\nterms = 'y'\n", "terms must be a list"),
+        ("[[task]]\nname = 'X'\ntopic = 'detection'\ndatasets = 'y'\n", "datasets must be a list"),
     ],
 )
 def test_bad_task_tables_are_reported(tmp_path: Path, tasks: str, message: str) -> None:

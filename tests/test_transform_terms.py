@@ -86,6 +86,8 @@ def test_evaluation_sentences_and_examples_are_context(taxonomy: Taxonomy) -> No
     assert factors(text)["vision"] == IN_EVALUATION
     assert slugs(text, taxonomy) == ["graphs", "recsys"]
     assert factors("It helps tasks such as image classification.")["vision"] == 0.4
+    assert factors("It helps downstream tasks like image classification.")["vision"] == 0.4
+    assert factors("We would like image classification to be fair.")["vision"] == 1.0
     # an evaluation word is not needed for a plain statement
     assert factors("Image classification is a core task.")["vision"] == 1.0
 

@@ -11,7 +11,9 @@ The archive is noisy, so a task is kept only when it reads as a task:
   parentheses, slashes, underscores or digits (other than `2D`, `3D`, ...) are dropped;
 - names of language pairs (`Translation deu-afr`) are dropped;
 - case, hyphen and plural variants merge into one task (`object-detection`, `Object
-  Detection`), named as the variant with the most datasets; the others become its terms;
+  Detection`), and so do names that differ by a leading "Automatic", an "and" between words
+  or a pair of SAME_TASK (`Speech Recognition`, `Automatic Speech Recognition`); the task
+  is named as the variant with the most datasets, the others become its terms;
 - a single word is kept only when the archive ties several datasets to it and it is not a
   generic word (`Segmentation`, `Retrieval`); a name of several words is kept (the archive's
   dataset counts are too sparse to judge them: `Sentiment Analysis` has none);
@@ -20,7 +22,8 @@ The archive is noisy, so a task is kept only when it reads as a task:
   the topics name those) or a short name merged into a longer one (`Summarization`) is
   dropped;
 - a few frequent tasks get the other names papers use for them (`EXTRA_TERMS`: `SLAM`,
-  `grasping`, `bandit`);
+  `grasping`, `bandit`), and the benchmark datasets that are their standard test
+  (`DATASETS`: SQuAD for question answering);
 - each task goes under the taxonomy topic its name matches best, else the area of its domain;
   a task that neither places is dropped.
 """
@@ -39,6 +42,7 @@ from etl.transform.topics import Taxonomy, assign_topics, load_taxonomy
 MIN_DATASETS_ONE_WORD = 5
 ACRONYM_RE = re.compile(r"^(.*\S)\s*\(([A-Z][A-Za-z0-9-]{1,9})\)$")
 BAD_CHARS_RE = re.compile(r"[()/_+*,:;&@#<>\[\]\"']")
+ACRONYM_WORD_RE = re.compile(r"\b[A-Z]{2,}\b")
 DIMENSION_RE = re.compile(r"^[1-9]D$", re.IGNORECASE)
 LANGUAGE_PAIR_RE = re.compile(r"\b[a-z]{2,3}-[a-z]{2,3}\b")  # "Translation deu-afr"
 GENERIC = {
@@ -52,6 +56,12 @@ GENERIC = {
     "machine learning",
     "unsupervised learning",
     "supervised learning",
+    "graph representation learning",
+    # methods and properties, not something a paper sets out to do
+    "bayesian inference",
+    "zero shot generalization",
+    "cross modal alignment",
+    "multi class classification",
     # merged into a longer name (see EXTRA_TERMS)
     "summarization",
     "pos tagging",
@@ -172,7 +182,7 @@ EXTRA_TERMS = {
     "Click-Through Rate Prediction": ["CTR prediction", "click-through rate prediction"],
     "Hate Speech Detection": ["hate speech"],
     "Fact Checking": ["fact-checking", "fact verification", "claim verification"],
-    "Spoken Language Understanding": ["SLU"],
+    "Spoken Language Understanding": ["SLU", "speech understanding"],
     "Open-Domain Dialog": ["open-domain dialogue", "open-domain conversation"],
     "Image Editing": ["attribute editing", "image attribute editing"],
     "Surface Normal Estimation": ["normal estimation"],
@@ -190,6 +200,69 @@ EXTRA_TERMS = {
     "Part-Of-Speech Tagging": ["POS tagging", "POS induction", "part-of-speech induction"],
     "Recommendation Systems": ["recommender system", "recommendation system", "recommendation"],
     "Adversarial Defense": ["adversarial defense", "robustness against adversarial attack"],
+    "Conversation Disentanglement": ["dialogue disentanglement", "conversation disentangling"],
+    "Cross-Lingual Abstractive Summarization": ["cross-lingual summarization"],
+    "Backdoor Defense": ["backdoor removal", "backdoor mitigation", "defense against backdoor"],
+}
+# Archive names of one task, written two ways (compared by `task_key`).
+SAME_TASK = {"text to speech synthesis": "speech synthesis", "text summarization": "summarization"}
+# Frequent tasks whose names match no topic and whose domain is "other".
+PLACES = {"Adversarial Defense": "adversarial-robustness", "Open Set Learning": "anomaly-detection"}
+# Widely used benchmark datasets, by the task they are the standard test of: a paper that
+# reports results on SQuAD works on question answering even when it never says so.
+DATASETS = {
+    "Image Classification": [
+        "ImageNet",
+        "ImageNet-1k",
+        "CIFAR-10",
+        "CIFAR-100",
+        "CIFAR10",
+        "CIFAR100",
+        "MNIST",
+        "Fashion-MNIST",
+        "SVHN",
+        "Tiny-ImageNet",
+    ],
+    "Object Detection": ["PASCAL VOC", "MS COCO", "Objects365", "LVIS"],
+    "Semantic Segmentation": ["Cityscapes", "ADE20K", "PASCAL-Context"],
+    "3D Semantic Segmentation": ["S3DIS", "SemanticKITTI", "ScanNet"],
+    "Question Answering": ["SQuAD", "SQuAD 2.0", "TriviaQA", "NewsQA", "Natural Questions"],
+    "Multi-hop Question Answering": ["HotpotQA", "2WikiMultiHopQA", "MuSiQue"],
+    "Natural Language Inference": ["MNLI", "MultiNLI", "SNLI", "ANLI"],
+    "Natural Language Understanding": ["GLUE", "SuperGLUE"],
+    "Machine Translation": ["WMT14", "WMT16", "IWSLT", "FLORES-200"],
+    "Text Summarization": ["CNN/DailyMail", "CNN/DM", "XSum"],
+    "Sentiment Analysis": ["SST-2", "SST-5", "IMDb reviews"],
+    "Named Entity Recognition": ["CoNLL-2003", "OntoNotes 5.0"],
+    "Relation Extraction": ["TACRED", "FewRel", "DocRED"],
+    "Language Modelling": ["WikiText-103", "WikiText-2", "One Billion Word"],
+    "Speech Recognition": ["LibriSpeech", "Switchboard", "Common Voice", "TIMIT"],
+    "Speech Separation": ["WSJ0-2mix", "WSJ0-3mix", "Libri2Mix", "WHAM!"],
+    "Music Source Separation": ["MUSDB18", "MUSDB18-HQ"],
+    "Speaker Verification": ["VoxCeleb1", "VoxCeleb2"],
+    "Audio Classification": ["ESC-50", "AudioSet"],
+    "Recommendation Systems": ["MovieLens", "MovieLens-1M", "Amazon-Book", "Yelp2018"],
+    "Node Classification": ["Cora", "CiteSeer", "ogbn-arxiv", "ogbn-products"],
+    "Graph Classification": ["TUDataset", "ogbg-molhiv"],
+    "Action Recognition": ["Kinetics-400", "UCF101", "HMDB51", "Something-Something V2"],
+    "3D Human Pose Estimation": ["Human3.6M", "MPI-INF-3DHP"],
+    "Monocular Depth Estimation": ["NYU Depth V2", "NYUv2"],
+    "Video Object Segmentation": ["DAVIS 2017", "YouTube-VOS"],
+    "Multi-Object Tracking": ["MOT17", "MOT20"],
+    "Visual Object Tracking": ["LaSOT", "GOT-10k", "TrackingNet"],
+    "Visual Question Answering": ["VQAv2", "VQA v2", "GQA", "OK-VQA"],
+    "Referring Expression Comprehension": ["RefCOCO", "RefCOCO+", "RefCOCOg"],
+    "Image Captioning": ["NoCaps", "COCO Captions"],
+    "Math Word Problem Solving": ["GSM8K", "SVAMP", "MAWPS"],
+    "Code Generation": ["HumanEval", "MBPP", "APPS"],
+    "Text-To-SQL": ["Spider", "WikiSQL", "BIRD-SQL"],
+    "Passage Retrieval": ["MS MARCO"],
+    "Person Re-Identification": ["Market-1501", "DukeMTMC-reID", "MSMT17"],
+    "Face Recognition": ["LFW", "MegaFace", "IJB-C"],
+    "Optical Flow Estimation": ["FlyingChairs", "MPI Sintel"],
+    "Time Series Forecasting": ["ETTh1", "ETTm1"],
+    "Molecular Property Prediction": ["QM9", "MoleculeNet"],
+    "Offline RL": ["D4RL"],
 }
 DOMAIN_AREAS = {"cv": "cv", "nlp": "nlp", "audio": "speech"}
 SPELLINGS = (("modelling", "modeling"), ("behaviour", "behavior"), ("optimisation", "optimization"))
@@ -222,6 +295,19 @@ def key(name: str) -> str:
     return " ".join([*words[:-1], last])
 
 
+def task_key(name: str) -> str:
+    """Names of one task compared: `key`, and "Automatic" before a name, "and" between
+    words ("Vision and Language Navigation" is "Vision-Language Navigation") and the
+    pairs of SAME_TASK ignored."""
+    words = [w for w in key(name).split() if w != "and"]
+    if len(words) > 1 and words[0] == "automatic":
+        words = words[1:]
+    joined = " ".join(words)
+    for variant, same in SAME_TASK.items():
+        joined = joined.replace(variant, same)
+    return joined
+
+
 def clean(name: str) -> tuple[str, list[str]] | None:
     """A usable name and its acronym terms, or None for a name that is not a task name."""
     name = " ".join(name.split())
@@ -245,7 +331,8 @@ def clean(name: str) -> tuple[str, list[str]] | None:
 
 
 def merged(rows: Iterable[dict[str, str]]) -> dict[str, Candidate]:
-    """Rows merged by key: the name with the most datasets wins, the others become terms."""
+    """Rows merged by `task_key`: the name with the most datasets wins (a generic word never
+    does: "Summarization" is a term of "Text Summarization"), the others become terms."""
     found: dict[str, Candidate] = {}
     for row in rows:
         cleaned = clean(row["task"])
@@ -253,11 +340,13 @@ def merged(rows: Iterable[dict[str, str]]) -> dict[str, Candidate]:
             continue
         name, terms = cleaned
         datasets = int(row.get("datasets") or 0)
-        candidate = found.get(key(name))
+        candidate = found.get(task_key(name))
         if candidate is None:
-            found[key(name)] = Candidate(name, row.get("domain") or "", datasets, terms)
+            found[task_key(name)] = Candidate(name, row.get("domain") or "", datasets, terms)
             continue
-        if datasets > candidate.datasets:
+        if key(name) not in GENERIC and (
+            datasets > candidate.datasets or key(candidate.name) in GENERIC
+        ):
             candidate.terms.append(candidate.name)
             candidate.name, candidate.domain = name, row.get("domain") or candidate.domain
         elif name != candidate.name:
@@ -270,7 +359,8 @@ def merged(rows: Iterable[dict[str, str]]) -> dict[str, Candidate]:
 def kept(candidates: dict[str, Candidate], datasets: set[str]) -> dict[str, Candidate]:
     """Candidates that read as tasks (see the module's notes)."""
     chosen = {}
-    for k, c in candidates.items():
+    for c in candidates.values():
+        k = key(c.name)
         one_word = len(k.split()) == 1
         named_data = one_word and c.name.casefold() in datasets  # GSM8K, not Text-To-SQL
         if k in GENERIC or k.split()[-1] in THING_HEADS or named_data:
@@ -290,11 +380,31 @@ def spelling_terms(candidate: Candidate) -> list[str]:
         for a, b in ((british, american), (american, british)):
             if a in lowered:
                 terms.append(lowered.replace(a, b))
-    return list(dict.fromkeys(terms))
+    unique: dict[str, str] = {}
+    for term in terms:  # one of each, whatever the case; acronyms as written
+        unique.setdefault(term if term.isupper() else term.casefold(), term)
+    return list(unique.values())
+
+
+def with_short_forms(candidates: Sequence[Candidate]) -> None:
+    """A name holding another task's name gets that task's short forms in its place
+    ("Unsupervised Part-Of-Speech Tagging" also as "Unsupervised POS tagging")."""
+    short: dict[str, list[str]] = {}
+    for candidate in candidates:
+        forms = [t for t in spelling_terms(candidate) if ACRONYM_WORD_RE.search(t)]
+        if forms and len(candidate.name.split()) > 1:
+            short[candidate.name] = forms
+    for candidate in candidates:
+        for long, forms in short.items():
+            pattern = re.compile(rf"(?<![\w-]){re.escape(long)}(?![\w-])", re.IGNORECASE)
+            if long != candidate.name and pattern.search(candidate.name):
+                candidate.terms.extend(pattern.sub(form, candidate.name) for form in forms)
 
 
 def topic_of(candidate: Candidate, taxonomy: Taxonomy) -> str | None:
     """The leaf topic the task's name matches best, else its domain's area."""
+    if candidate.name in PLACES:
+        return PLACES[candidate.name]
     hits = assign_topics(candidate.name, taxonomy)
     leaves = [h.slug for h in hits if h.slug in taxonomy.leaves]
     if leaves:
@@ -315,8 +425,10 @@ def render(tasks: Sequence[tuple[Candidate, str]]) -> str:
         "#",
         "# Format: [[task]] tables with `name` (as the archive spelled it), `topic` (a slug of",
         "# the taxonomy) and optional `terms` (other names of the task: merged variants,",
-        "# acronyms, other spellings), matched like topic terms. A taxonomy file given to",
-        "# `etl run --taxonomy` may hold its own [[task]] tables in the same format.",
+        "# acronyms, other spellings), matched like topic terms, and optional `datasets`",
+        "# (benchmarks that are the standard test of the task: results on them are weaker",
+        "# evidence of the task than its name). A taxonomy file given to `etl run --taxonomy`",
+        "# may hold its own [[task]] tables in the same format.",
         "",
     ]
     for candidate, topic in tasks:
@@ -326,6 +438,9 @@ def render(tasks: Sequence[tuple[Candidate, str]]) -> str:
         terms = spelling_terms(candidate)
         if terms:
             lines.append("terms = [" + ", ".join(quoted(t) for t in terms) + "]")
+        datasets = DATASETS.get(candidate.name)
+        if datasets:
+            lines.append("datasets = [" + ", ".join(quoted(d) for d in datasets) + "]")
         lines.append("")
     return "\n".join(lines)
 
@@ -354,6 +469,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         for c in sorted(kept(candidates, datasets).values(), key=lambda c: (-c.datasets, c.name))
         if (topic := topic_of(c, taxonomy))
     ]
+    with_short_forms([c for c, _ in placed])
+    unknown = set(DATASETS) - {c.name for c, _ in placed}
+    if unknown:  # a typo in DATASETS, or a task list other than the archive's
+        print(f"note: DATASETS names tasks not kept: {', '.join(sorted(unknown))}")
     Path(args.output).write_text(render(placed), "utf-8")
     print(f"{len(placed)} tasks written to {args.output}")
     return 0

@@ -142,8 +142,11 @@ NEGATION = Cue(
     ),
 )
 EXAMPLE = Cue(
-    re.compile(r"(?<![\w-])(?:such as|including|e\.g\.|for example|for instance|ranging from)"),
-    ("such as", "including", "e.g.", "for ex", "for inst", "ranging"),
+    re.compile(
+        r"(?<![\w-])(?:such as|including|e\.g\.|for example|for instance|ranging from|"
+        r"(?:tasks|applications|problems|domains|areas|fields|scenarios|settings) like\b)"
+    ),
+    ("such as", "including", "e.g.", "for ex", "for inst", "ranging", "s like"),
 )
 MEANS = Cue(
     re.compile(

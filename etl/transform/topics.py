@@ -48,6 +48,24 @@ REPEAT_BONUS = 0.25
 # other evidence too (usually its own long form: the two are one piece of evidence).
 ACRONYM_WITH_OTHERS = 0.5
 PACKAGED = ("taxonomy.toml", "tasks.toml")
+# Results on a task's standard dataset are weaker evidence than the task's name.
+DATASET_WEIGHT = 0.5
+# A task's last word, and the words for what does it (see `_with_doers`).
+DOERS = {
+    "detection": ("detector",),
+    "classification": ("classifier",),
+    "recognition": ("recognizer", "recogniser"),
+    "estimation": ("estimator",),
+    "tracking": ("tracker",),
+    "generation": ("generator",),
+    "prediction": ("predictor",),
+    "summarization": ("summarizer", "summariser"),
+    "retrieval": ("retriever",),
+    "parsing": ("parser",),
+    "tagging": ("tagger",),
+    "captioning": ("captioner",),
+    "segmentation": ("segmenter",),
+}
 
 
 @dataclass(frozen=True)
@@ -134,8 +152,30 @@ def build_taxonomy(entries: object, where: str = "taxonomy", tasks: object = ())
         build_index([*((t.slug, t.terms) for t in topics), ("", excluded)]),
         frozenset(t.slug for t in topics if t.parent is not None),
         task_list,
-        build_index((t.name, (t.name, *t.terms)) for t in task_list),
+        _task_index(task_list),
     )
+
+
+def _task_index(tasks: tuple[Task, ...]) -> TermIndex:
+    """Tasks' names (with their doers) and datasets in one index; a dataset weighs
+    DATASET_WEIGHT whatever its length."""
+    index = build_index((t.name, (*_with_doers((t.name, *t.terms)), *t.datasets)) for t in tasks)
+    for task in tasks:
+        for dataset in task.datasets:
+            index.weights[dataset] = DATASET_WEIGHT
+    return index
+
+
+def _with_doers(names: tuple[str, ...]) -> tuple[str, ...]:
+    """A task's names, and each with its last word as the thing that does the task: papers
+    about "object detectors" or "image classifiers" address object detection or image
+    classification. Names of one word are not varied ("detector" alone names no task)."""
+    varied = list(names)
+    for name in names:
+        *first, last = name.split(" ")
+        doers = DOERS.get(last.casefold(), ()) if first else ()
+        varied.extend(" ".join([*first, doer]) for doer in doers)
+    return tuple(dict.fromkeys(varied))
 
 
 def _terms(entry: dict[str, Any], where: str, field: str = "terms") -> tuple[str, ...]:
@@ -163,7 +203,8 @@ def _tasks(entries: object, slugs: set[str], where: str) -> tuple[Task, ...]:
         topic = entry.get("topic")
         if topic not in slugs:
             raise TaxonomyError(f"{where}: task {name!r} has unknown topic {topic!r}")
-        tasks.append(Task(name, str(topic), _terms(entry, f"{where}: task {name!r}")))
+        here = f"{where}: task {name!r}"
+        tasks.append(Task(name, str(topic), _terms(entry, here), _terms(entry, here, "datasets")))
     return tuple(tasks)
 
 
