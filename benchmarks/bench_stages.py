@@ -47,7 +47,8 @@ TRANSFORM_STEPS = (
     "collect_links",
     "assign_topics",
     "assign_tasks",
-    "paper_id",
+    "identify",
+    "external_ids",
     "content_hash",
 )
 

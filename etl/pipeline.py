@@ -25,7 +25,7 @@ from etl.signals import signals_held
 from etl.transform import Taxonomy, load_taxonomy
 
 # Bump when the transform's output changes, so unchanged sources are re-read once.
-TRANSFORM_VERSION = "3"
+TRANSFORM_VERSION = "4"
 # Records per batch; one batch more than there are workers is in flight. Small enough to keep
 # the workers busy and memory low, large enough for set-based writes (benchmarks/HISTORY.md).
 BATCH_SIZE = 500

@@ -104,7 +104,7 @@ def test_the_longest_task_name_wins() -> None:
         ],
     )
     hits = assign_tasks("We propose Wren for small object detection.", taxonomy)
-    assert [(h.name, h.score) for h in hits] == [("Small Object Detection", 4.0)]
+    assert [(h.name, h.score) for h in hits] == [("Small Object Detection", 3.0)]
     hits = assign_tasks("We propose Wren for object detection.", taxonomy)
     assert [h.name for h in hits] == ["Object Detection"]
 

@@ -5,9 +5,7 @@ from __future__ import annotations
 import pytest
 
 from etl.transform.terms import (
-    FOR_PURPOSE,
     IN_CONTRIBUTION,
-    IN_EVALUATION,
     NEGATED,
     TITLE,
     build_index,
@@ -63,33 +61,38 @@ def test_the_title_counts_more_than_the_abstract() -> None:
     }
 
 
-def test_the_contribution_sentence_and_its_purpose_count_more() -> None:
+def test_the_contribution_sentence_counts_more_up_to_its_verb() -> None:
     text = "Video is everywhere. We propose a graph neural network for recommendation."
-    assert factors(text) == {"video": 1.0, "graphs": IN_CONTRIBUTION, "recsys": FOR_PURPOSE}
-    # "for" outside a contribution sentence is nothing special
+    assert factors(text) == {"video": 1.0, "graphs": IN_CONTRIBUTION, "recsys": IN_CONTRIBUTION}
+    # the clauses after the one stating it say how it works
+    text = "We propose a graph neural network, which adds video, and image classification."
+    assert factors(text) == {"graphs": IN_CONTRIBUTION, "video": 1.0, "vision": 1.0}
+    # a sentence that states nothing is read plainly
     assert factors("Graph neural networks for recommendation are popular.") == {
         "graphs": 1.0,
         "recsys": 1.0,
     }
 
 
-def test_the_clauses_after_the_contribution_say_how_and_count_a_little_less() -> None:
-    text = "We propose a graph neural network, which adds video, and image classification."
-    assert factors(text) == {"graphs": IN_CONTRIBUTION, "video": 1.25, "vision": 1.25}
-
-
-def test_evaluation_sentences_and_examples_are_context(taxonomy: Taxonomy) -> None:
+def test_examples_are_context_and_evaluation_sentences_are_read_plainly(
+    taxonomy: Taxonomy,
+) -> None:
+    assert factors("It helps tasks such as image classification.")["vision"] == 0.4
+    assert factors("It helps downstream tasks like image classification.")["vision"] == 0.4
+    assert factors("We would like image classification to be fair.")["vision"] == 1.0
+    # results on a task are evidence of it like any plain sentence (a discount measured no
+    # better on unseen text)
     text = (
         "We propose a graph neural network for recommendation. "
         "Experiments on image classification benchmarks show gains of 3%."
     )
-    assert factors(text)["vision"] == IN_EVALUATION
-    assert slugs(text, taxonomy) == ["graphs", "recsys"]
-    assert factors("It helps tasks such as image classification.")["vision"] == 0.4
-    assert factors("It helps downstream tasks like image classification.")["vision"] == 0.4
-    assert factors("We would like image classification to be fair.")["vision"] == 1.0
-    # an evaluation word is not needed for a plain statement
-    assert factors("Image classification is a core task.")["vision"] == 1.0
+    assert factors(text)["vision"] == 1.0
+    assert slugs(text, taxonomy) == ["graphs", "recsys", "vision"]
+
+
+def test_a_term_never_runs_across_a_comma_or_a_sentence_end() -> None:
+    assert factors("We study image, classification of video.") == {"video": 1.0}
+    assert factors("It sees the image. Classification is hard.") == {}
 
 
 @pytest.mark.parametrize(
