@@ -52,6 +52,7 @@ class RunOptions:
     wait: bool = False
     batch_size: int = BATCH_SIZE
     shard: tuple[int, int] | None = None  # (I, N): this loader takes files I, I+N, ... (1-based)
+    remember_writes: bool = True  # False: the writer reads everything back (tests compare both)
 
 
 def default_paths() -> tuple[str, ...]:
@@ -146,6 +147,7 @@ class _Run:
         self.sources: list[SourceReport] = []
         self.counts = load.LoadCounts()
         self.stages: dict[str, float] = {}
+        self.remembered: load.RememberedRows | None = None  # see start_memory
 
     @contextmanager
     def timed(self, stage: str) -> Iterator[None]:
@@ -164,12 +166,31 @@ class _Run:
                 load.clear_data(connection)
             load.sync_topics(connection, self.taxonomy.topics)
             load.sync_tasks(connection, self.taxonomy.tasks)
+            self.start_memory(connection)
         with ExitStack() as stack:
             self.pool = TransformPool(stack, self.options.workers, self.taxonomy, self.venues)
             held = [path for path in files if not self._add(self.load_source(path, wait=False))]
             for path in held:  # another loader had them: wait for it (most are then unchanged)
                 self._add(self.load_source(path, wait=True))
         self.tidy()
+
+    def start_memory(self, connection: Connection) -> None:
+        """Keep what this run writes in memory, when all the writer would read back is what
+        this run wrote (etl.load.known). Unless the run was asked not to."""
+        if self.options.remember_writes:
+            self.remembered = load.RememberedRows.start(connection)
+
+    @contextmanager
+    def transaction(self) -> Iterator[Connection]:
+        """A source's transaction; a rollback also forgets what the run remembered writing,
+        since the database no longer holds all of it."""
+        try:
+            with self.engine.begin() as connection:
+                yield connection
+        except BaseException:
+            if self.remembered is not None:
+                self.remembered.forget()
+            raise
 
     def _add(self, report: SourceReport | None) -> bool:
         """Count a source's outcome; False for a source another loader holds."""
@@ -215,7 +236,7 @@ class _Run:
         None when another loader holds the file and `wait` is false."""
         source: SourceFile | None = None
         try:
-            with self.engine.begin() as connection:
+            with self.transaction() as connection:
                 if not load.claim_source(connection, str(path), wait=wait):
                     return None
                 state = load.source_state(connection, str(path))
@@ -241,7 +262,9 @@ class _Run:
         """Transform a source's records in batches and write them."""
         assert self.pool is not None
         with signals_held():
-            loader = load.SourceLoader(connection, source, self.run_id, self.fingerprint)
+            loader = load.SourceLoader(
+                connection, source, self.run_id, self.fingerprint, self.remembered
+            )
         try:
             batches = self.pool.transform(self._batches(source), partial(self.timed, "transform"))
             for papers, rejects in batches:
@@ -249,7 +272,7 @@ class _Run:
                     loader.write(papers, rejects)
                 if self.progress:
                     self.progress("records", len(papers) + len(rejects))
-            with signals_held():
+            with self.timed("load"), signals_held():  # the source's last writes
                 return loader.finish()
         finally:
             loader.close()

@@ -11,6 +11,7 @@ from etl.load.database import (
     upgrade_to_head,
     view_definitions,
 )
+from etl.load.known import RememberedRows
 from etl.load.locks import RunLock, claim_source, exclude_loaders, hold_database, run_lock
 from etl.load.runs import finish_run, start_run
 from etl.load.writer import (
@@ -28,6 +29,7 @@ from etl.load.writer import (
 
 __all__ = [
     "LoadCounts",
+    "RememberedRows",
     "RunLock",
     "SourceLoader",
     "SourceState",

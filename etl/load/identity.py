@@ -25,31 +25,25 @@ the same batch are matched to each other the same way.
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Sequence
 
-from sqlalchemy import Connection, select
+from sqlalchemy import Connection
 
-from etl.load import schema as s
-from etl.load.bulk import chunks
+from etl.load.known import StoredRows
 from etl.models import PaperRows
 
 EXTERNAL_PREFIXES = ("doi:", "arxiv:", "openreview:")
 
 
-def _kind(key: str) -> str:
-    return "ext" if key.startswith(EXTERNAL_PREFIXES) else key.split(":", 1)[0]
-
-
 def matches(record_keys: Sequence[str], paper_keys: set[str]) -> bool:
     """Whether a record with these keys is the paper holding `paper_keys` (rules above)."""
-    if any(_kind(k) == "ext" and k in paper_keys for k in record_keys):
+    if any(k in paper_keys and k.startswith(EXTERNAL_PREFIXES) for k in record_keys):
         return True
     for prefix in EXTERNAL_PREFIXES:  # two OpenReview ids (or DOIs ...): two papers
         mine = [k for k in record_keys if k.startswith(prefix)]
         if mine and any(k.startswith(prefix) for k in paper_keys):
             return False
-    if any(_kind(k) == "text" for k in (*record_keys, *paper_keys)):
+    if any(k.startswith("text:") for k in (*record_keys, *paper_keys)):
         # a short text without title or id: only the same text, known by nothing else, is it
         return set(record_keys) == paper_keys
     shared = False
@@ -66,13 +60,16 @@ def matches(record_keys: Sequence[str], paper_keys: set[str]) -> bool:
 class IdentityResolver:
     """Gives each record of a batch the id of the paper it describes (stored or new)."""
 
-    def __init__(self, connection: Connection):
+    def __init__(self, connection: Connection, stored: StoredRows):
         self.connection = connection
+        self.stored = stored
         self.here: set[str] = set()  # papers this source's records were resolved to so far
 
     def resolve(self, papers: Sequence[PaperRows]) -> list[PaperRows]:
         """The papers with their ids replaced by the ids of the papers they are."""
-        owners, keysets = self._stored({k for p in papers for k in p.keys}, {p.id for p in papers})
+        owners, keysets = self.stored.papers_by_keys(
+            self.connection, {k for p in papers for k in p.keys}, {p.id for p in papers}
+        )
         resolved = []
         for paper in papers:
             found = self._match(paper.keys, owners, keysets)
@@ -80,7 +77,9 @@ class IdentityResolver:
                 found = paper.id
                 suffix = 1
                 # the computed ids' papers were fetched; a suffixed id is looked up
-                while found in keysets or (suffix > 1 and self._stored_id(found)):
+                while found in keysets or (
+                    suffix > 1 and self.stored.has_paper(self.connection, found)
+                ):
                     suffix += 1
                     found = f"{paper.id}-{suffix}"
             self.here.add(found)
@@ -90,11 +89,6 @@ class IdentityResolver:
                     owners[key].append(found)
             resolved.append(paper if found == paper.id else paper._replace(id=found))
         return resolved
-
-    def _stored_id(self, paper_id: str) -> bool:
-        """Whether a paper with this id is stored (asked only when an id is already taken)."""
-        query = select(s.papers.c.pk).where(s.papers.c.id == paper_id)
-        return self.connection.execute(query).first() is not None
 
     def _match(
         self, keys: Sequence[str], owners: dict[str, list[str]], keysets: dict[str, set[str]]
@@ -121,30 +115,3 @@ class IdentityResolver:
                 if matches(keys, keysets[paper_id]):
                     return paper_id
         return None
-
-    def _stored(
-        self, keys: set[str], ids: set[str]
-    ) -> tuple[dict[str, list[str]], defaultdict[str, set[str]]]:
-        """Papers holding any of the keys (key -> paper ids), and every key of those papers
-        and of papers holding any of the ids (paper id -> keys)."""
-        pk_c, key_c, id_c = s.paper_keys.c.paper_pk, s.paper_keys.c.key, s.papers.c.id
-        owners: dict[str, list[str]] = defaultdict(list)
-        keysets: defaultdict[str, set[str]] = defaultdict(set)
-        pks: set[int] = set()
-        for part in chunks(sorted(keys)):
-            pks.update(self.connection.execute(select(pk_c).where(key_c.in_(part))).scalars())
-        for part in chunks(sorted(ids)):  # papers holding the ids (with keys or not)
-            for pk, paper_id in self.connection.execute(
-                select(s.papers.c.pk, id_c).where(id_c.in_(part))
-            ):
-                pks.add(pk)
-                keysets[paper_id] = set()
-        joined = s.paper_keys.join(s.papers, s.papers.c.pk == pk_c)
-        for part in chunks(sorted(pks)):
-            rows = self.connection.execute(
-                select(id_c, key_c).select_from(joined).where(pk_c.in_(part)).order_by(pk_c)
-            )
-            for paper_id, key in rows:
-                keysets[paper_id].add(key)
-                owners[key].append(paper_id)
-        return owners, keysets

@@ -3,7 +3,9 @@
 On SQLite the FTS5 table is maintained by triggers (sql/sqlite/search.sql), so any writer keeps
 it right. For a bulk load, indexing new rows one trigger call at a time costs about twice a
 set-based `INSERT ... SELECT`, so a load drops the insert trigger inside its transaction,
-indexes each batch's new rows in one statement, and creates the trigger again before commit.
+indexes its new rows in one statement, and creates the trigger again before commit. The new
+rows are indexed together when the source ends (one statement costs less than one a batch),
+or earlier, before a paper is rewritten: the update trigger expects an indexed row.
 A rollback (or a kill) restores the trigger with everything else. PostgreSQL needs nothing:
 its `tsvector` column is generated from the row.
 """
@@ -29,22 +31,30 @@ class BulkSearchIndex:
     def __init__(self, connection: Connection) -> None:
         self.connection = connection
         self.active = connection.dialect.name == "sqlite"
+        self.unindexed_above: int | None = None  # papers above this row number await indexing
         if self.active:
             connection.execute(text(f"DROP TRIGGER IF EXISTS {INSERT_TRIGGER}"))
 
     def index_new(self, mark: int) -> None:
-        """Index the papers inserted since `mark`, in one statement."""
-        if self.active:
+        """Index the papers inserted since `mark` (at the latest when `flush` is called)."""
+        if self.active and self.unindexed_above is None:
+            self.unindexed_above = mark
+
+    def flush(self) -> None:
+        """Index the papers awaiting it, in one statement (before any paper is rewritten)."""
+        if self.unindexed_above is not None:
             self.connection.execute(
                 text(
                     "INSERT INTO papers_fts(rowid, title, abstract, method_names) "
                     "SELECT pk, title, abstract, method_names FROM papers WHERE pk > :mark"
                 ),
-                {"mark": mark},
+                {"mark": self.unindexed_above},
             )
+            self.unindexed_above = None
 
     def close(self) -> None:
         """Put the insert trigger back, so every later writer keeps the index in step."""
         if self.active:
+            self.flush()
             self.connection.exec_driver_sql(insert_trigger_sql())
             self.active = False

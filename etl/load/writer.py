@@ -7,7 +7,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Final
 
 from sqlalchemy import (
     Boolean,
@@ -32,12 +32,12 @@ from etl.load.bulk import (
     ids_since,
     insert_new_returning,
     insert_rows,
-    select_map,
     select_rows,
     upsert_rows,
 )
 from etl.load.foreign_keys import ForeignKeysCheckedAtEnd
 from etl.load.identity import IdentityResolver
+from etl.load.known import StoredRows
 from etl.load.search_index import BulkSearchIndex
 from etl.models import (
     PAPER_VALUE_COUNT,
@@ -52,6 +52,9 @@ from etl.models import (
 # The columns of `papers` that a paper's content decides: PaperRows' first fields.
 PAPER_COLUMNS = PaperRows._fields[:PAPER_VALUE_COUNT]
 
+# Where a mention (MethodValues) holds its alias keys: the spellings that merge into one
+# method. Indexed, not unpacked: there are some twenty mentions a paper.
+ALIAS_KEYS: Final = 5
 RowNumbers = dict[str, int]  # papers.pk by papers.id, for the papers of a batch
 KeyedPaper = tuple[int, PaperRows]  # a paper with its row number
 
@@ -62,16 +65,22 @@ def now() -> datetime:
 
 
 def resolve_ids(
-    connection: Connection, table: Table, columns: Sequence[str], rows: Mapping[Any, Sequence[Any]]
+    connection: Connection,
+    stored: StoredRows,
+    table: Table,
+    columns: Sequence[str],
+    rows: Mapping[Any, Sequence[Any]],
 ) -> dict[Any, int]:
     """Ids of lookup rows (authors, links) by key (the first column), inserting missing ones."""
     column = table.c[columns[0]]
-    ids = select_map(connection, column, table.c.id, rows)
+    ids = stored.lookup(connection, column, table.c.id, rows)
     missing = [rows[k] for k in rows if k not in ids]
     if missing:  # no other writer adds them meanwhile: see SourceLoader.lookups
         mark = highest_id(connection, table.c.id)
         insert_rows(connection, table, columns, missing)
-        ids.update(ids_since(connection, column, table.c.id, mark))
+        created = ids_since(connection, column, table.c.id, mark)
+        stored.wrote_lookups(column, created)
+        ids.update(created)
     return ids
 
 
@@ -97,8 +106,17 @@ class LoadCounts:
 class SourceLoader:
     """Loads one source's batches; `finish` removes papers the source no longer holds."""
 
-    def __init__(self, connection: Connection, source: SourceFile, run_id: int, fingerprint: str):
+    def __init__(
+        self,
+        connection: Connection,
+        source: SourceFile,
+        run_id: int,
+        fingerprint: str,
+        stored: StoredRows | None = None,
+    ):
+        """`stored` answers what the database holds (StoredRows, asking it, by default)."""
         self.connection = connection
+        self.stored = stored if stored is not None else StoredRows()
         self.source = source
         self.run_id = run_id
         self.counts = LoadCounts()
@@ -110,7 +128,7 @@ class SourceLoader:
         # PostgreSQL, unless this load dropped the foreign keys (which locks them all out).
         self.shared = connection.dialect.name == "postgresql" and not self.foreign_keys.dropped
         self.lookup_connection = connection.engine.connect() if self.shared else None
-        self.identity = IdentityResolver(connection)
+        self.identity = IdentityResolver(connection, self.stored)
         if connection.dialect.name == "postgresql":
             _compress_with_lz4(connection)
 
@@ -187,9 +205,7 @@ class SourceLoader:
                 or not _has_abstract(latest[paper.id])
             ):
                 latest[paper.id] = paper
-        stored = select_rows(
-            self.connection, s.papers.c.id, (s.papers.c.pk, s.papers.c.content_hash), latest
-        )
+        stored = self.stored.papers(self.connection, latest)
         fresh = [p for pid, p in latest.items() if pid not in stored]
         changed = [
             p for pid, p in latest.items() if pid in stored and stored[pid][1] != p.content_hash
@@ -205,6 +221,7 @@ class SourceLoader:
             changed += taken
         if changed:
             self._update_papers(changed, pks)
+        self.stored.wrote_papers({p.id: (pks[p.id], p.content_hash) for p in (*fresh, *changed)})
         self._write_children([*fresh, *changed], pks)
         self._write_provenance(papers, pks)
         self._write_keys(papers, pks)
@@ -269,6 +286,7 @@ class SourceLoader:
                 (bindparam("no_abstract", type_=Boolean), s.papers.c[name]),
                 else_=bindparam(name),
             )
+        self.search_index.flush()
         statement = update(s.papers).where(s.papers.c.pk == bindparam("row_number")).values(columns)
         self.connection.execute(statement, rows)
         changed = [pks[p.id] for p in papers]
@@ -306,7 +324,7 @@ class SourceLoader:
         if not names:
             return
         with self.lookups(s.authors) as connection:
-            ids = resolve_ids(connection, s.authors, ("name",), names)
+            ids = resolve_ids(connection, self.stored, s.authors, ("name",), names)
         rows = [
             (
                 pk,
@@ -334,7 +352,7 @@ class SourceLoader:
             return
         columns = ("url", "host", "kind", "repo_owner", "repo_name")
         with self.lookups(s.links) as connection:
-            ids = resolve_ids(connection, s.links, columns, links)
+            ids = resolve_ids(connection, self.stored, s.links, columns, links)
         rows = {
             (pk, ids[url]): (pk, ids[url], found_in)
             for pk, p in papers
@@ -347,11 +365,11 @@ class SourceLoader:
 
     def _write_methods(self, papers: Sequence[KeyedPaper]) -> None:
         """Methods merge across papers through their alias keys; new ones are created in bulk."""
-        mentions = [(pk, m) for pk, p in papers for m in p.methods if _keys(m)]
+        mentions = [(pk, m) for pk, p in papers for m in p.methods if m[ALIAS_KEYS]]
         if not mentions:
             return
         with self.lookups(s.methods) as connection:
-            rows = _resolve_methods(connection, mentions)
+            rows = _resolve_methods(connection, self.stored, mentions)
         insert_rows(
             self.connection,
             s.paper_methods,
@@ -389,10 +407,12 @@ class SourceLoader:
 
     def _write_keys(self, papers: Sequence[PaperRows], pks: RowNumbers) -> None:
         """Remember what identifies each paper, for the records of later batches and runs."""
-        rows = list(dict.fromkeys((pks[p.id], key) for p in papers for key in p.keys))
+        keys = list(dict.fromkeys((p.id, key) for p in papers for key in p.keys))
+        rows = [(pks[pid], key) for pid, key in keys]
         upsert_rows(
             self.connection, s.paper_keys, ("paper_pk", "key"), rows, conflict=["paper_pk", "key"]
         )
+        self.stored.wrote_keys(keys)
 
     def _write_rejects(self, rejects: Sequence[Reject]) -> None:
         self.counts.rejects += len(rejects)
@@ -425,6 +445,8 @@ class SourceLoader:
             )
         )
         self.counts.removed = result.rowcount or 0
+        if self.counts.removed:
+            self.stored.forget()
         self.connection.execute(delete(s.paper_sources).where(stale))
         self.connection.execute(
             update(s.sources)
@@ -474,14 +496,15 @@ def _has_abstract(paper: PaperRows) -> bool:
 
 
 def _resolve_methods(
-    connection: Connection, mentions: Sequence[tuple[int, MethodValues]]
+    connection: Connection, stored: StoredRows, mentions: Sequence[tuple[int, MethodValues]]
 ) -> dict[tuple[int, int], tuple[int, int, str, str]]:
     """The paper_methods rows of (paper row number, mention): each mention's method found by
     an alias key, or created with its aliases."""
-    all_keys = {k for _, m in mentions for k in _keys(m)}
-    known = select_map(connection, s.method_aliases.c.key, s.method_aliases.c.method_id, all_keys)
+    all_keys = {k for _, m in mentions for k in m[ALIAS_KEYS]}
+    aliases_c = s.method_aliases.c
+    known = stored.lookup(connection, aliases_c.key, aliases_c.method_id, all_keys)
     stored_keys = set(known)
-    unknown = [_keys(m) for _, m in mentions if not any(k in known for k in _keys(m))]
+    unknown = [m[ALIAS_KEYS] for _, m in mentions if known.keys().isdisjoint(m[ALIAS_KEYS])]
     canonical = _cluster_keys(unknown)
     new_methods = {
         canonical[keys[0]]: (canonical[keys[0]], name, kind)
@@ -489,11 +512,11 @@ def _resolve_methods(
         if keys[0] in canonical
     }
     if new_methods:
-        known.update(_create_methods(connection, new_methods, canonical))
+        known.update(_create_methods(connection, stored, new_methods, canonical))
     aliases: dict[str, tuple[str, str, int]] = {}
     rows: dict[tuple[int, int], tuple[int, int, str, str]] = {}
     for pk, (name, _kind, role, surface, more_names, keys) in mentions:
-        method_id = next(known[k] for k in keys if k in known)
+        method_id = _first_known(keys, known)
         for key, alias in zip(keys, (name, *more_names), strict=False):
             if key not in stored_keys:
                 aliases.setdefault(key, (key, alias, method_id))
@@ -501,17 +524,21 @@ def _resolve_methods(
         if previous is None or role == "introduced":
             rows[(pk, method_id)] = (pk, method_id, role, surface)
     insert_rows(connection, s.method_aliases, ("key", "alias", "method_id"), list(aliases.values()))
+    stored.wrote_lookups(s.method_aliases.c.key, {key: row[2] for key, row in aliases.items()})
     return rows
 
 
-def _keys(mention: MethodValues) -> tuple[str, ...]:
-    """A method mention's alias keys (the spellings that merge into one method)."""
-    _name, _kind, _role, _surface, _aliases, keys = mention
-    return keys
+def _first_known(keys: Sequence[str], known: Mapping[str, int]) -> int:
+    """The method of a mention's first key that has one."""
+    for key in keys:
+        if key in known:
+            return known[key]
+    raise KeyError(keys)
 
 
 def _create_methods(
     connection: Connection,
+    stored: StoredRows,
     new_methods: dict[str, tuple[str, str, str]],
     canonical: dict[str, str],
 ) -> dict[str, int]:
@@ -521,9 +548,10 @@ def _create_methods(
     mark = highest_id(connection, s.methods.c.id)
     upsert_rows(connection, s.methods, ("key", "name", "kind"), list(new_methods.values()))
     created = ids_since(connection, s.methods.c.key, s.methods.c.id, mark)
+    stored.wrote_lookups(s.methods.c.key, created)
     if len(created) < len(new_methods):
         held = [k for k in new_methods if k not in created]
-        created.update(select_map(connection, s.methods.c.key, s.methods.c.id, held))
+        created.update(stored.lookup(connection, s.methods.c.key, s.methods.c.id, held))
     return {key: created[root] for key, root in canonical.items()}
 
 

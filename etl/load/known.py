@@ -1,0 +1,195 @@
+"""What the writer reads back from the database before writing a batch: stored papers by id,
+papers by identity key, and the ids of lookup rows (authors, links, methods, method aliases).
+
+`StoredRows` asks the database each time. `RememberedRows` is for a run that writes alone
+into a database that held no papers when it started (SQLite, where the run's lock file keeps
+every other writer out): everything the writer could find there, this run wrote, so it keeps
+what it wrote in memory and answers from there, with the answers the database would give. The
+rows themselves are written exactly as before. A source whose transaction rolls back took its
+rows with it: the run then calls `forget`, and every later question goes to the database.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections import defaultdict
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from sqlalchemy import Column, Connection, select
+
+from etl.load import schema as s
+from etl.load.bulk import chunks, select_map, select_rows
+
+PaperOwners = dict[str, list[str]]  # identity key -> ids of the papers holding it, by row number
+PaperKeySets = defaultdict[str, set[str]]  # paper id -> its identity keys
+StoredPaper = tuple[int, str]  # (papers.pk, papers.content_hash)
+
+# The lookup maps a run remembers: (key column, id column) pairs the writer resolves.
+REMEMBERED_LOOKUPS = (
+    (s.authors.c.name, s.authors.c.id),
+    (s.links.c.url, s.links.c.id),
+    (s.methods.c.key, s.methods.c.id),
+    (s.method_aliases.c.key, s.method_aliases.c.method_id),
+)
+
+
+class StoredRows:
+    """Answers from the database (any backend, any number of loaders)."""
+
+    def papers(self, connection: Connection, ids: Iterable[str]) -> dict[str, StoredPaper]:
+        """(row number, content hash) of the stored papers with these ids."""
+        columns = (s.papers.c.pk, s.papers.c.content_hash)
+        found = select_rows(connection, s.papers.c.id, columns, ids)
+        return {pid: (row[0], row[1]) for pid, row in found.items()}
+
+    def has_paper(self, connection: Connection, paper_id: str) -> bool:
+        """Whether a paper with this id is stored."""
+        query = select(s.papers.c.pk).where(s.papers.c.id == paper_id)
+        return connection.execute(query).first() is not None
+
+    def papers_by_keys(
+        self, connection: Connection, keys: set[str], ids: set[str]
+    ) -> tuple[PaperOwners, PaperKeySets]:
+        """Papers holding any of the keys (key -> paper ids, by row number; the other keys of
+        those papers may be listed too), and every key of those papers and of papers holding
+        any of the ids (paper id -> keys)."""
+        pk_c, key_c, id_c = s.paper_keys.c.paper_pk, s.paper_keys.c.key, s.papers.c.id
+        owners: PaperOwners = defaultdict(list)
+        keysets: PaperKeySets = defaultdict(set)
+        pks: set[int] = set()
+        for part in chunks(sorted(keys)):
+            pks.update(connection.execute(select(pk_c).where(key_c.in_(part))).scalars())
+        for part in chunks(sorted(ids)):  # papers holding the ids (with keys or not)
+            for pk, paper_id in connection.execute(
+                select(s.papers.c.pk, id_c).where(id_c.in_(part))
+            ):
+                pks.add(pk)
+                keysets[paper_id] = set()
+        joined = s.paper_keys.join(s.papers, s.papers.c.pk == pk_c)
+        for part in chunks(sorted(pks)):
+            rows = connection.execute(
+                select(id_c, key_c).select_from(joined).where(pk_c.in_(part)).order_by(pk_c)
+            )
+            for paper_id, key in rows:
+                keysets[paper_id].add(key)
+                owners[key].append(paper_id)
+        return owners, keysets
+
+    def lookup(
+        self, connection: Connection, key: Column[Any], value: Column[Any], keys: Iterable[Any]
+    ) -> dict[Any, Any]:
+        """{key: value} of the rows whose key is in `keys`."""
+        return select_map(connection, key, value, keys)
+
+    def forget(self) -> None:
+        """What was written is no longer all there (a rollback, or papers deleted)."""
+
+    def wrote_papers(self, papers: Mapping[str, StoredPaper]) -> None:
+        """Papers inserted or rewritten: id -> (row number, content hash)."""
+
+    def wrote_keys(self, keys: Iterable[tuple[str, str]]) -> None:
+        """(paper id, identity key) rows written to `paper_keys` (new or not)."""
+
+    def wrote_lookups(self, key: Column[Any], ids: Mapping[Any, Any]) -> None:
+        """Lookup rows inserted: key -> id (for the column pairs of REMEMBERED_LOOKUPS)."""
+
+
+class RememberedRows(StoredRows):
+    """Answers from what this run wrote, while `active`; from the database once forgotten."""
+
+    def __init__(self) -> None:
+        self.active = True
+        self._papers: dict[str, StoredPaper] = {}
+        self._keys: dict[str, set[str]] = {}  # paper id -> keys
+        self._owners: dict[str, list[str]] = {}  # key -> paper ids, in row-number order
+        self._lookups: dict[str, dict[Any, Any]] = {}
+
+    @classmethod
+    def start(cls, connection: Connection) -> RememberedRows | None:
+        """Memory for a run alone on a database that holds no papers (None otherwise). Lookup
+        rows that outlived their papers are read in, so every answer matches the database's."""
+        if connection.dialect.name != "sqlite":  # PostgreSQL takes concurrent loaders
+            return None
+        if connection.execute(select(s.papers.c.pk).limit(1)).first() is not None:
+            return None
+        memory = cls()
+        for key, value in REMEMBERED_LOOKUPS:
+            rows = connection.execute(select(key, value))
+            memory._lookups[_name(key)] = {k: v for k, v in rows}
+        return memory
+
+    def forget(self) -> None:
+        """Stop answering from memory (the database no longer holds all that was written)."""
+        self.active = False
+        self._papers, self._keys, self._owners, self._lookups = {}, {}, {}, {}
+
+    def papers(self, connection: Connection, ids: Iterable[str]) -> dict[str, StoredPaper]:
+        if not self.active:
+            return super().papers(connection, ids)
+        return {pid: self._papers[pid] for pid in ids if pid in self._papers}
+
+    def has_paper(self, connection: Connection, paper_id: str) -> bool:
+        if not self.active:
+            return super().has_paper(connection, paper_id)
+        return paper_id in self._papers
+
+    def papers_by_keys(
+        self, connection: Connection, keys: set[str], ids: set[str]
+    ) -> tuple[PaperOwners, PaperKeySets]:
+        if not self.active:
+            return super().papers_by_keys(connection, keys, ids)
+        owners: PaperOwners = defaultdict(list)
+        keysets: PaperKeySets = defaultdict(set)
+        for key in keys:
+            holders = self._owners.get(key)
+            if holders:
+                owners[key] = list(holders)
+                for pid in holders:
+                    if pid not in keysets:
+                        keysets[pid] = set(self._keys[pid])
+        for pid in ids:
+            if pid in self._papers and pid not in keysets:
+                keysets[pid] = set(self._keys.get(pid, ()))
+        return owners, keysets
+
+    def lookup(
+        self, connection: Connection, key: Column[Any], value: Column[Any], keys: Iterable[Any]
+    ) -> dict[Any, Any]:
+        if not self.active:
+            return super().lookup(connection, key, value, keys)
+        known = self._lookups[_name(key)]
+        return {k: known[k] for k in keys if k in known}
+
+    def wrote_papers(self, papers: Mapping[str, StoredPaper]) -> None:
+        if self.active:
+            self._papers.update(papers)
+
+    def wrote_keys(self, keys: Iterable[tuple[str, str]]) -> None:
+        if not self.active:
+            return
+        for pid, key in keys:
+            held = self._keys.get(pid)
+            if held is None:
+                held = self._keys[pid] = set()
+            elif key in held:
+                continue
+            held.add(key)
+            owners = self._owners.get(key)
+            if owners is None:
+                self._owners[key] = [pid]
+            elif self._row_number(owners[-1]) < self._row_number(pid):
+                owners.append(pid)  # the usual case: a new paper, numbered above the others
+            else:
+                bisect.insort(owners, pid, key=self._row_number)
+
+    def wrote_lookups(self, key: Column[Any], ids: Mapping[Any, Any]) -> None:
+        if self.active:
+            self._lookups[_name(key)].update(ids)
+
+    def _row_number(self, paper_id: str) -> int:
+        return self._papers[paper_id][0]
+
+
+def _name(column: Column[Any]) -> str:
+    return f"{column.table.name}.{column.name}"
