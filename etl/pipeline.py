@@ -340,4 +340,5 @@ def _options_record(options: RunOptions) -> dict[str, object]:
     """The run's options for the runs table: the database without any credential."""
     record = asdict(options)
     record["database_url"] = stored_url(resolve_database_url(options.database_url))
+    del record["remember_writes"]  # how the writer works, not what the run was asked
     return record
