@@ -25,6 +25,7 @@ import sqlite3
 import statistics
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 from bench_load import ETL_OK, OUT, Bench, dataset, remove_sqlite, tool
@@ -82,6 +83,30 @@ def copy_rows(source: Path, target: Path) -> tuple[float, float, int]:
     return wall, cpu, sum(len(rows) for _, rows in tables.values())
 
 
+@dataclass(frozen=True)
+class WriterAndFloor:
+    """etl's writer (load + index stages of a `--workers 1` run) and the floor of its rows."""
+
+    writer: float
+    floor: float
+    floor_cpu: float
+    rows: int
+
+
+def writer_and_floor(bench: Bench, etl_db: Path, floor_db: Path) -> WriterAndFloor | None:
+    """Run `etl run --workers 1` into a fresh `etl_db`, then re-insert its rows into a fresh
+    `floor_db`; None when the run failed."""
+    remove_sqlite(etl_db)
+    command = [tool("etl"), "run", str(bench.records), "--db", f"sqlite:///{etl_db}"]
+    run = bench.run([*command, "--workers", "1"], "etl run --workers 1")
+    if run.returncode not in ETL_OK:
+        return None
+    stages = etl_stage_seconds(etl_db)
+    empty_etl_database(floor_db)
+    wall, cpu, rows = copy_rows(etl_db, floor_db)
+    return WriterAndFloor(stages.get("load", 0.0) + stages.get("index", 0.0), wall, cpu, rows)
+
+
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--n", type=int, default=100_000, help="records (default 100,000)")
@@ -101,22 +126,16 @@ def main(argv: list[str] | None = None) -> int:
     for i in range(args.repeats):
         remove_sqlite(su_db)
         su_walls.append(bench.sqlite_utils_load(su_db).wall)
-        remove_sqlite(etl_db)
-        run = bench.run(
-            [tool("etl"), "run", str(records), "--db", f"sqlite:///{etl_db}", "--workers", "1"],
-            "etl run",
-        )
-        if run.returncode not in ETL_OK:
+        measured = writer_and_floor(bench, etl_db, floor_db)
+        if measured is None:
             return 1
-        stages = etl_stage_seconds(etl_db)
-        etl_writer.append(stages.get("load", 0.0) + stages.get("index", 0.0))
-        empty_etl_database(floor_db)
-        wall, cpu, rows = copy_rows(etl_db, floor_db)
-        floor_walls.append(wall)
-        floor_cpus.append(cpu)
+        etl_writer.append(measured.writer)
+        floor_walls.append(measured.floor)
+        floor_cpus.append(measured.floor_cpu)
+        rows = measured.rows
         print(
             f"  repeat {i + 1}/{args.repeats}: sqlite-utils {su_walls[-1]:.2f} s, "
-            f"floor {wall:.2f} s, etl load+index {etl_writer[-1]:.2f} s",
+            f"floor {measured.floor:.2f} s, etl load+index {measured.writer:.2f} s",
             flush=True,
         )
     for path in (su_db, etl_db, floor_db):

@@ -24,7 +24,7 @@ import sys
 from dataclasses import dataclass
 from functools import partial
 
-from bench_floor import copy_rows, empty_etl_database
+from bench_floor import writer_and_floor
 from bench_load import (
     DEFAULT_PG_SERVER,
     ETL_OK,
@@ -35,11 +35,9 @@ from bench_load import (
     dataset,
     recreate_database,
     remove_sqlite,
-    tool,
     with_server_cpu,
 )
 from bench_loaders import DATABASE, corpus, load_together
-from bench_stages import etl_stage_seconds
 from measure import Sample
 
 
@@ -81,13 +79,11 @@ def sqlite_rows(bench: Bench, cores: int) -> list[Row]:
         remove_sqlite(path)
     su = checked(bench.sqlite_utils_load(su_db), "sqlite-utils").wall
     print(f"  sqlite-utils {su:.2f} s", flush=True)
-    one = [tool("etl"), "run", str(bench.records), "--db", f"sqlite:///{one_db}", "--quiet"]
-    checked(bench.run([*one, "--workers", "1"], "etl run --workers 1"), "etl run --workers 1")
-    stages = etl_stage_seconds(one_db)
-    writer = stages.get("load", 0.0) + stages.get("index", 0.0)
-    empty_etl_database(floor_db)
-    floor, _cpu, rows = copy_rows(one_db, floor_db)
-    print(f"  etl writer {writer:.2f} s, floor {floor:.2f} s ({rows:,} rows)", flush=True)
+    measured = writer_and_floor(bench, one_db, floor_db)
+    if measured is None:
+        sys.exit("etl run --workers 1 failed")
+    writer, floor = measured.writer, measured.floor
+    print(f"  etl writer {writer:.2f} s, floor {floor:.2f} s ({measured.rows:,} rows)", flush=True)
     default = checked(bench.etl_run(f"sqlite:///{default_db}"), "etl run")
     print(f"  etl run {default.wall:.2f} s wall, {default.cpu:.2f} s CPU", flush=True)
     for path in (su_db, one_db, floor_db, default_db):

@@ -82,10 +82,11 @@ def evaluate_details(gold_path: str, taxonomy_path: str | None = None) -> list[F
     golds = list(read_gold(gold_path))
     # a field that no line of the file annotates (tasks, in older files) is not scored
     annotated = frozenset().union(*(gold.annotated for gold in golds))
+    tasks = TaskNames.of(taxonomy)
     return [
         result
         for gold in golds
-        for result in score_record(gold, taxonomy)
+        for result in score_record(gold, taxonomy, tasks)
         if result.field in annotated
     ]
 
@@ -117,8 +118,27 @@ def summarize(results: Sequence[FieldResult]) -> Rows:
     return Rows(COLUMNS, tuple(rows))
 
 
-def score_record(gold: GoldRecord, taxonomy: Taxonomy) -> list[FieldResult]:
-    """Run the transform on one gold abstract and compare each field."""
+@dataclass(frozen=True)
+class TaskNames:
+    """The names a task of the vocabulary answers to, compared as `expansion_key`s."""
+
+    keys: dict[str, frozenset[str]]  # task name -> the keys of its name and its terms
+    task_of: dict[str, str]  # key -> the task it names
+
+    @classmethod
+    def of(cls, taxonomy: Taxonomy) -> TaskNames:
+        keys = {
+            task.name: frozenset(expansion_key(n) for n in (task.name, *task.terms))
+            for task in taxonomy.tasks
+        }
+        return cls(keys, {key: name for name, named in keys.items() for key in named})
+
+
+def score_record(
+    gold: GoldRecord, taxonomy: Taxonomy, tasks: TaskNames | None = None
+) -> list[FieldResult]:
+    """Run the transform on one gold abstract and compare each field (`tasks`: the
+    taxonomy's task names, when the caller scores many records)."""
     record = RawRecord(
         source="gold",
         position=gold.line,
@@ -128,7 +148,7 @@ def score_record(gold: GoldRecord, taxonomy: Taxonomy) -> list[FieldResult]:
         abstract=gold.abstract,
     )
     bundle = transform(record, taxonomy)
-    names = {task.name: task.terms for task in taxonomy.tasks}
+    names = tasks or TaskNames.of(taxonomy)
     return [_compare(gold.id, field, gold.items[field], bundle, names) for field in FIELDS]
 
 
@@ -137,7 +157,7 @@ def _compare(
     field: str,
     gold: tuple[Any, ...],
     bundle: PaperBundle,
-    task_terms: dict[str, tuple[str, ...]],
+    tasks: TaskNames,
 ) -> FieldResult:
     """Match predicted items of one field against the gold items, one to one."""
     if field in ("introduced", "mentioned"):
@@ -164,12 +184,12 @@ def _compare(
         return _match(record_id, field, predicted_url, wanted_url, lambda p, g: p == g)
     if field == "tasks":
         predicted_task = [
-            (hit.name, {expansion_key(n) for n in (hit.name, *task_terms.get(hit.name, ()))})
+            (hit.name, tasks.keys.get(hit.name, frozenset({expansion_key(hit.name)})))
             for hit in bundle.tasks
         ]
         # names copied from the archive may end with their acronym: "Speech Recognition (ASR)"
         wanted_task = [(name, expansion_key(_task_name(name))) for name in gold]
-        wanted_task = _one_per_task(wanted_task, task_terms)
+        wanted_task = _one_per_task(wanted_task, tasks)
         return _match(record_id, field, predicted_task, wanted_task, lambda p, g: g in p)
     predicted_topic = [(hit.slug, hit.slug) for hit in bundle.topics]
     # a gold "new:slug" names a leaf the taxonomy lacked when it was annotated
@@ -182,16 +202,13 @@ def _task_name(name: str) -> str:
     return SETTING_SUFFIX_RE.sub("", ACRONYM_SUFFIX_RE.sub("", name))
 
 
-def _one_per_task(
-    wanted: list[tuple[str, str]], task_terms: dict[str, tuple[str, ...]]
-) -> list[tuple[str, str]]:
+def _one_per_task(wanted: list[tuple[str, str]], tasks: TaskNames) -> list[tuple[str, str]]:
     """Gold task names, one per task of the vocabulary: two archive names that the vocabulary
     holds as one task ("Speech Recognition", "Automatic Speech Recognition") are one task."""
-    task_of = {expansion_key(n): name for name, terms in task_terms.items() for n in (name, *terms)}
     seen: set[str] = set()
     kept = []
     for label, key in wanted:
-        task = task_of.get(key, key)
+        task = tasks.task_of.get(key, key)
         if task not in seen:
             seen.add(task)
             kept.append((label, key))

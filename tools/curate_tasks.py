@@ -389,14 +389,15 @@ def spelling_terms(candidate: Candidate) -> list[str]:
 def with_short_forms(candidates: Sequence[Candidate]) -> None:
     """A name holding another task's name gets that task's short forms in its place
     ("Unsupervised Part-Of-Speech Tagging" also as "Unsupervised POS tagging")."""
-    short: dict[str, list[str]] = {}
+    short: list[tuple[str, re.Pattern[str], list[str]]] = []
     for candidate in candidates:
         forms = [t for t in spelling_terms(candidate) if ACRONYM_WORD_RE.search(t)]
         if forms and len(candidate.name.split()) > 1:
-            short[candidate.name] = forms
-    for candidate in candidates:
-        for long, forms in short.items():
+            long = candidate.name
             pattern = re.compile(rf"(?<![\w-]){re.escape(long)}(?![\w-])", re.IGNORECASE)
+            short.append((long, pattern, forms))
+    for candidate in candidates:
+        for long, pattern, forms in short:
             if long != candidate.name and pattern.search(candidate.name):
                 candidate.terms.extend(pattern.sub(form, candidate.name) for form in forms)
 
