@@ -146,17 +146,22 @@ def screenshot(driver: Any, name: str, height: int | None = None) -> None:
 
 def next_page(driver: Any, act: Callable[[], object]) -> None:
     """Do what leaves the page (press Enter in a form, click a link), then wait until the next
-    page has replaced it: elements found before it loads are the old page's, and go stale."""
-    from selenium.webdriver.common.by import By
-    from selenium.webdriver.support import expected_conditions
+    page has replaced it and loaded.
+
+    The old page is marked with a token on its window object; the next page's window has none.
+    Asking an element of the old page whether it went stale is not enough: while the document is
+    being replaced Chrome may answer with a generic inspector error instead of a stale-element
+    error, and the wait would fail on it.
+    """
+    from selenium.common.exceptions import WebDriverException
     from selenium.webdriver.support.ui import WebDriverWait
 
-    page = driver.find_element(By.TAG_NAME, "html")
+    token = os.urandom(8).hex()
+    driver.execute_script("window.__etlPage = arguments[0]", token)
     act()
-    WebDriverWait(driver, 30).until(expected_conditions.staleness_of(page))
-    WebDriverWait(driver, 30).until(
-        lambda d: d.execute_script("return document.readyState") == "complete"
-    )
+    wait = WebDriverWait(driver, 30, ignored_exceptions=(WebDriverException,))
+    wait.until(lambda d: d.execute_script("return window.__etlPage || null") != token)
+    wait.until(lambda d: d.execute_script("return document.readyState") == "complete")
 
 
 def submit(driver: Any, field: Any, text: str) -> None:
