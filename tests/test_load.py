@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import random
 import shutil
 from pathlib import Path
 
@@ -16,6 +17,7 @@ from etl.load.identity import matches
 from tests.conftest import fetch as rows
 from tests.conftest import fetch_one as scalar
 from tests.conftest import load
+from tests.corpus import abstract
 
 TABLE_KEYS = {
     "papers": "id",
@@ -332,6 +334,58 @@ def test_an_external_id_merges_records_whatever_their_text_and_keys_a_new_paper(
     load(db_url, tmp_path / "iclr2018.json", tmp_path / "later.json")
     assert scalar(db_url, "SELECT count(*) FROM papers") == 1
     assert "openreview:Ab_cD-123" in {r[0] for r in rows(db_url, "SELECT key FROM paper_keys")}
+
+
+@pytest.mark.parametrize("runs", ["one run", "a run per file"])
+def test_a_title_many_papers_share_joins_an_abstract_only_to_its_paper_without_one(
+    db_url: str, tmp_path: Path, runs: str
+) -> None:
+    # Two papers of one title with their own abstracts and OpenReview ids, then a third known
+    # by its title and another id alone (so it joins neither): a record of that title with a
+    # new abstract is the third (the one without an abstract), one with the first abstract is
+    # the first, a record of the second abstract under another title is a paper of its own, and
+    # a record with the second id is the second paper.
+    def paper(number: int) -> dict[str, object]:
+        return {"title": "On Sorting", "abstract": abstract(random.Random(number), number)}
+
+    def forum(number: int) -> dict[str, object]:
+        return {"openreview": f"https://openreview.net/forum?id=Or-{number}"}
+
+    first = write_json(
+        tmp_path / "a.json",
+        [{**paper(1), **forum(1)}, {**paper(2), **forum(2)}],
+    )
+    bare = write_json(tmp_path / "b.json", [{"title": "On Sorting", **forum(3)}])
+    later = write_json(
+        tmp_path / "c.json",
+        [
+            paper(3),
+            paper(1),
+            {**paper(2), "title": "Sorting, Again"},
+            {**paper(4), "title": "Sorting, Renamed", **forum(2)},
+        ],
+    )
+    if runs == "one run":
+        load(db_url, first, bare, later)
+    else:
+        for path in (first, bare, later):
+            load(db_url, path)
+    sightings = rows(
+        db_url,
+        "SELECT s.path, ps.position, k.key FROM paper_sources ps"
+        " JOIN sources s ON s.id = ps.source_id"
+        " JOIN paper_keys k ON k.paper_pk = ps.paper_pk AND k.key LIKE 'openreview:%'",
+    )
+    by_record = {(Path(path).name, position): key for path, position, key in sightings}
+    assert by_record == {
+        ("a.json", 1): "openreview:Or-1",
+        ("a.json", 2): "openreview:Or-2",
+        ("b.json", 1): "openreview:Or-3",
+        ("c.json", 1): "openreview:Or-3",  # the new abstract joined the paper without one
+        ("c.json", 2): "openreview:Or-1",
+        ("c.json", 4): "openreview:Or-2",  # its id, whatever its title and abstract
+    }  # c.json's third record (another title) is a paper of its own, without an id
+    assert scalar(db_url, "SELECT count(*) FROM papers") == 4
 
 
 def test_each_sighting_keeps_its_venue_and_status_and_the_paper_shows_the_accepted_one(

@@ -66,9 +66,17 @@ class IdentityResolver:
         self.here: set[str] = set()  # papers this source's records were resolved to so far
 
     def resolve(self, papers: Sequence[PaperRows]) -> list[PaperRows]:
-        """The papers with their ids replaced by the ids of the papers they are."""
+        """The papers with their ids replaced by the ids of the papers they are.
+
+        A record with an abstract can join a paper of its title only if that paper has no
+        abstract (else it shares the abstract, and is found by it, or the abstracts differ),
+        so for its title only such papers are fetched: a title many papers share (a generic
+        one, or a generated corpus's) does not make every record of it walk them all.
+        """
+        keys = {k for p in papers for k in p.keys}
+        bare = _title_keys(papers, abstract=True) - _title_keys(papers, abstract=False)
         owners, keysets = self.stored.papers_by_keys(
-            self.connection, {k for p in papers for k in p.keys}, {p.id for p in papers}
+            self.connection, keys, {p.id for p in papers}, bare
         )
         resolved = []
         for paper in papers:
@@ -115,3 +123,14 @@ class IdentityResolver:
                 if matches(keys, keysets[paper_id]):
                     return paper_id
         return None
+
+
+def _title_keys(papers: Sequence[PaperRows], *, abstract: bool) -> set[str]:
+    """The title keys of the records with (or without) an abstract key."""
+    return {
+        key
+        for paper in papers
+        if any(k.startswith("abs:") for k in paper.keys) == abstract
+        for key in paper.keys
+        if key.startswith("title:")
+    }

@@ -16,7 +16,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from sqlalchemy import Column, Connection, select
+from sqlalchemy import Column, Connection, exists, select
 
 from etl.load import schema as s
 from etl.load.bulk import chunks, select_map, select_rows
@@ -49,17 +49,25 @@ class StoredRows:
         return connection.execute(query).first() is not None
 
     def papers_by_keys(
-        self, connection: Connection, keys: set[str], ids: set[str]
+        self, connection: Connection, keys: set[str], ids: set[str], bare: set[str]
     ) -> tuple[PaperOwners, PaperKeySets]:
         """Papers holding any of the keys (key -> paper ids, by row number; the other keys of
         those papers may be listed too), and every key of those papers and of papers holding
-        any of the ids (paper id -> keys)."""
+        any of the ids (paper id -> keys). Of the keys also in `bare`, only papers without an
+        abstract key are wanted (see IdentityResolver.resolve); others may be listed too."""
         pk_c, key_c, id_c = s.paper_keys.c.paper_pk, s.paper_keys.c.key, s.papers.c.id
         owners: PaperOwners = defaultdict(list)
         keysets: PaperKeySets = defaultdict(set)
         pks: set[int] = set()
-        for part in chunks(sorted(keys)):
+        for part in chunks(sorted(keys - bare)):
             pks.update(connection.execute(select(pk_c).where(key_c.in_(part))).scalars())
+        other = s.paper_keys.alias()
+        has_abstract = exists().where(
+            other.c.paper_pk == pk_c, other.c.key >= "abs:", other.c.key < "abs;"
+        )
+        for part in chunks(sorted(keys & bare)):
+            query = select(pk_c).where(key_c.in_(part), ~has_abstract)
+            pks.update(connection.execute(query).scalars())
         for part in chunks(sorted(ids)):  # papers holding the ids (with keys or not)
             for pk, paper_id in connection.execute(
                 select(s.papers.c.pk, id_c).where(id_c.in_(part))
@@ -103,6 +111,8 @@ class RememberedRows(StoredRows):
         self._papers: dict[str, StoredPaper] = {}
         self._keys: dict[str, set[str]] = {}  # paper id -> keys
         self._owners: dict[str, list[str]] = {}  # key -> paper ids, in row-number order
+        self._bare: dict[str, list[str]] = {}  # title key -> those without an abstract key
+        self._with_abstract: set[str] = set()  # ids of papers holding an abstract key
         self._lookups: dict[str, dict[Any, Any]] = {}
 
     @classmethod
@@ -123,6 +133,7 @@ class RememberedRows(StoredRows):
         """Stop answering from memory (the database no longer holds all that was written)."""
         self.active = False
         self._papers, self._keys, self._owners, self._lookups = {}, {}, {}, {}
+        self._bare, self._with_abstract = {}, set()
 
     def papers(self, connection: Connection, ids: Iterable[str]) -> dict[str, StoredPaper]:
         if not self.active:
@@ -135,14 +146,14 @@ class RememberedRows(StoredRows):
         return paper_id in self._papers
 
     def papers_by_keys(
-        self, connection: Connection, keys: set[str], ids: set[str]
+        self, connection: Connection, keys: set[str], ids: set[str], bare: set[str]
     ) -> tuple[PaperOwners, PaperKeySets]:
         if not self.active:
-            return super().papers_by_keys(connection, keys, ids)
+            return super().papers_by_keys(connection, keys, ids, bare)
         owners: PaperOwners = defaultdict(list)
         keysets: PaperKeySets = defaultdict(set)
         for key in keys:
-            holders = self._owners.get(key)
+            holders = (self._bare if key in bare else self._owners).get(key)
             if holders:
                 owners[key] = list(holders)
                 for pid in holders:
@@ -175,13 +186,24 @@ class RememberedRows(StoredRows):
             elif key in held:
                 continue
             held.add(key)
-            owners = self._owners.get(key)
-            if owners is None:
-                self._owners[key] = [pid]
-            elif self._row_number(owners[-1]) < self._row_number(pid):
-                owners.append(pid)  # the usual case: a new paper, numbered above the others
-            else:
-                bisect.insort(owners, pid, key=self._row_number)
+            self._hold(self._owners, key, pid)
+            if key.startswith("title:") and pid not in self._with_abstract:
+                self._hold(self._bare, key, pid)
+            elif key.startswith("abs:") and pid not in self._with_abstract:
+                self._with_abstract.add(pid)
+                for title in held:
+                    if title.startswith("title:"):
+                        self._bare[title].remove(pid)
+
+    def _hold(self, owners_by_key: dict[str, list[str]], key: str, pid: str) -> None:
+        """List the paper among the holders of the key, in row-number order."""
+        owners = owners_by_key.get(key)
+        if owners is None:
+            owners_by_key[key] = [pid]
+        elif self._row_number(owners[-1]) < self._row_number(pid):
+            owners.append(pid)  # the usual case: a new paper, numbered above the others
+        else:
+            bisect.insort(owners, pid, key=self._row_number)
 
     def wrote_lookups(self, key: Column[Any], ids: Mapping[Any, Any]) -> None:
         if self.active:
