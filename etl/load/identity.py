@@ -74,7 +74,7 @@ class IdentityResolver:
         one, or a generated corpus's) does not make every record of it walk them all.
         """
         keys = {k for p in papers for k in p.keys}
-        bare = _title_keys(papers, abstract=True) - _title_keys(papers, abstract=False)
+        bare = _bare_title_keys(papers)
         owners, keysets = self.stored.papers_by_keys(
             self.connection, keys, {p.id for p in papers}, bare
         )
@@ -125,12 +125,11 @@ class IdentityResolver:
         return None
 
 
-def _title_keys(papers: Sequence[PaperRows], *, abstract: bool) -> set[str]:
-    """The title keys of the records with (or without) an abstract key."""
-    return {
-        key
-        for paper in papers
-        if any(k.startswith("abs:") for k in paper.keys) == abstract
-        for key in paper.keys
-        if key.startswith("title:")
-    }
+def _bare_title_keys(papers: Sequence[PaperRows]) -> set[str]:
+    """Title keys that only records with an abstract key hold in this batch."""
+    with_abstract: set[str] = set()
+    without: set[str] = set()
+    for paper in papers:
+        titles = [k for k in paper.keys if k.startswith("title:")]
+        (with_abstract if any(k.startswith("abs:") for k in paper.keys) else without).update(titles)
+    return with_abstract - without

@@ -112,7 +112,6 @@ class RememberedRows(StoredRows):
         self._keys: dict[str, set[str]] = {}  # paper id -> keys
         self._owners: dict[str, list[str]] = {}  # key -> paper ids, in row-number order
         self._bare: dict[str, list[str]] = {}  # title key -> those without an abstract key
-        self._with_abstract: set[str] = set()  # ids of papers holding an abstract key
         self._lookups: dict[str, dict[Any, Any]] = {}
 
     @classmethod
@@ -133,7 +132,7 @@ class RememberedRows(StoredRows):
         """Stop answering from memory (the database no longer holds all that was written)."""
         self.active = False
         self._papers, self._keys, self._owners, self._lookups = {}, {}, {}, {}
-        self._bare, self._with_abstract = {}, set()
+        self._bare = {}
 
     def papers(self, connection: Connection, ids: Iterable[str]) -> dict[str, StoredPaper]:
         if not self.active:
@@ -185,12 +184,14 @@ class RememberedRows(StoredRows):
                 held = self._keys[pid] = set()
             elif key in held:
                 continue
+            had_abstract = any(k.startswith("abs:") for k in held)
             held.add(key)
             self._hold(self._owners, key, pid)
-            if key.startswith("title:") and pid not in self._with_abstract:
+            if had_abstract:
+                continue
+            if key.startswith("title:"):
                 self._hold(self._bare, key, pid)
-            elif key.startswith("abs:") and pid not in self._with_abstract:
-                self._with_abstract.add(pid)
+            elif key.startswith("abs:"):  # no longer without one: off its titles' bare lists
                 for title in held:
                     if title.startswith("title:"):
                         self._bare[title].remove(pid)
