@@ -100,10 +100,17 @@ def venue_year(file: str) -> tuple[str, int | None]:
     return (match.group(1), int(match.group(2))) if match else (stem, None)
 
 
-def select(lists: Lists, commit: str, plans: Sequence[str], seed: str) -> Iterator[dict[str, Any]]:
+def select(
+    lists: Lists,
+    commit: str,
+    plans: Sequence[str],
+    seed: str,
+    exclude: frozenset[tuple[str, str]] = frozenset(),
+) -> Iterator[dict[str, Any]]:
     """Skeleton gold lines: N random records with a title and a long abstract per file.
 
     A plan is `FILE:N` or `FILE:N:REGEX` (REGEX, case-insensitive, must match the title).
+    Records in `exclude` (file, record id) are never drawn: a new set never repeats an old one.
     """
     for plan in plans:
         file, count, *pattern = plan.split(":", 2)
@@ -115,6 +122,7 @@ def select(lists: Lists, commit: str, plans: Sequence[str], seed: str) -> Iterat
             if r.get("title")
             and len(r.get("abstract") or "") >= MIN_ABSTRACT_CHARS
             and (regex is None or regex.search(str(r["title"])))
+            and (file, record_key(records, i)) not in exclude
         ]
         chosen = sorted(random.Random(f"{seed}:{file}").sample(eligible, int(count)))
         venue, year = venue_year(file)
@@ -131,6 +139,15 @@ def select(lists: Lists, commit: str, plans: Sequence[str], seed: str) -> Iterat
                 "venue": venue,
                 "year": year,
             }
+
+
+def drawn(golds: Sequence[str]) -> frozenset[tuple[str, str]]:
+    """The (file, record id) pairs that existing gold files already hold."""
+    return frozenset(
+        (line["source"]["file"], line["source"]["record_id"])
+        for gold in golds
+        for line in read_gold(gold)
+    )
 
 
 def read_gold(path: str) -> list[dict[str, Any]]:
@@ -169,6 +186,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     pick.add_argument("--commit", help="default: the git directory's HEAD")
     pick.add_argument("--file", action="append", required=True, metavar="FILE:N[:TITLE_REGEX]")
     pick.add_argument("--seed", default="dev")
+    pick.add_argument(
+        "--exclude",
+        action="append",
+        default=[],
+        metavar="GOLD",
+        help="never draw a record this gold file holds (repeatable)",
+    )
     show = commands.add_parser("show", help="print the text of gold records, to annotate")
     show.add_argument("gold")
     show.add_argument("--lists", required=True)
@@ -186,7 +210,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     lists = Lists(args.lists)
     if args.command == "select":
         commit = args.commit or lists.head()
-        for line in select(lists, commit, args.file, args.seed):
+        for line in select(lists, commit, args.file, args.seed, drawn(args.exclude)):
             print(json.dumps(line, ensure_ascii=False))
     elif args.command == "show":
         for line in read_gold(args.gold):
