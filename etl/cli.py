@@ -137,6 +137,13 @@ def main(debug: bool) -> None:
     help="Taxonomy TOML file: [[topic]] and [[task]] tables (default: the packaged ones).",
 )
 @click.option(
+    "--tagger",
+    type=click.Choice(["model", "rules"]),
+    default="model",
+    show_default=True,
+    help="Topics and tasks by the learned tagger, or by the term rules alone.",
+)
+@click.option(
     "--venues",
     type=click.Path(dir_okay=False),
     help="TOML file of venues and their spellings, added to the packaged ones.",
@@ -171,6 +178,7 @@ def run_command(
     venue: str | None,
     year: int | None,
     taxonomy: str | None,
+    tagger: str,
     venues: str | None,
     full_refresh: bool,
     workers: int,
@@ -196,6 +204,7 @@ def run_command(
         venue=venue,
         year=year,
         taxonomy=taxonomy,
+        tagger=tagger,
         venues=venues,
         full_refresh=full_refresh,
         workers=workers,
@@ -430,11 +439,18 @@ def stats_command(database: str | None, fmt: str) -> None:
     help="Taxonomy TOML file: [[topic]] and [[task]] tables (default: the packaged ones).",
 )
 @click.option(
+    "--tagger",
+    type=click.Choice(["model", "rules"]),
+    default="model",
+    show_default=True,
+    help="Topics and tasks by the learned tagger, or by the term rules alone.",
+)
+@click.option(
     "--misses", is_flag=True, help="Also print every spurious and missed item, per record."
 )
 @format_option
 @handle_errors
-def eval_command(gold_file: str, taxonomy: str | None, misses: bool, fmt: str) -> None:
+def eval_command(gold_file: str, taxonomy: str | None, tagger: str, misses: bool, fmt: str) -> None:
     """Measure extraction against hand-made gold annotations (JSON Lines).
 
     Runs the transform over each gold abstract and prints precision, recall and F1 for
@@ -444,7 +460,7 @@ def eval_command(gold_file: str, taxonomy: str | None, misses: bool, fmt: str) -
     from etl.evaluate import evaluate_details, summarize
     from etl.evaluate import misses as miss_lines
 
-    results = evaluate_details(gold_file, taxonomy)
+    results = evaluate_details(gold_file, taxonomy, tagger)
     console = make_console()
     if misses:
         # beside a table on stdout; on stderr when stdout is JSON or CSV for a program to read

@@ -27,10 +27,19 @@ import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 from etl.errors import SourceError
-from etl.models import PaperBundle, RawRecord
+from etl.models import (
+    Acronym,
+    Link,
+    MethodMention,
+    PaperBundle,
+    RawRecord,
+    TaskHit,
+    TopicHit,
+)
 from etl.read import Rows
 from etl.transform import Taxonomy, load_taxonomy, transform
 from etl.transform.methods import method_key
@@ -71,23 +80,25 @@ class FieldResult:
     fn: tuple[str, ...]
 
 
-def evaluate(gold_path: str, taxonomy_path: str | None = None) -> Rows:
+def evaluate(gold_path: str, taxonomy_path: str | None = None, tagger: str = "model") -> Rows:
     """Precision, recall and F1 per field over every record of a gold file (micro-averaged)."""
-    return summarize(evaluate_details(gold_path, taxonomy_path))
+    return summarize(evaluate_details(gold_path, taxonomy_path, tagger))
 
 
-def evaluate_details(gold_path: str, taxonomy_path: str | None = None) -> list[FieldResult]:
-    """Per record and field, the matched, spurious (fp) and missed (fn) items."""
-    taxonomy = load_taxonomy(taxonomy_path)
-    golds = list(read_gold(gold_path))
-    # a field that no line of the file annotates (tasks, in older files) is not scored
-    annotated = frozenset().union(*(gold.annotated for gold in golds))
+def evaluate_details(
+    gold_path: str, taxonomy_path: str | None = None, tagger: str = "model"
+) -> list[FieldResult]:
+    """Per record and field, the matched, spurious (fp) and missed (fn) items; topics and
+    tasks by the learned tagger ("model") or the term rules alone ("rules")."""
+    taxonomy = load_taxonomy(taxonomy_path, tagger)
     tasks = TaskNames.of(taxonomy)
+    # a field a line does not annotate (tasks in older files; methods in a corpus where only
+    # some lines carry them) is not scored for that line
     return [
         result
-        for gold in golds
+        for gold in read_gold(gold_path)
         for result in score_record(gold, taxonomy, tasks)
-        if result.field in annotated
+        if result.field in gold.annotated
     ]
 
 
@@ -195,6 +206,42 @@ def _compare(
     # a gold "new:slug" names a leaf the taxonomy lacked when it was annotated
     wanted_topic = [(slug, slug.removeprefix("new:")) for slug in gold]
     return _match(record_id, field, predicted_topic, wanted_topic, lambda p, g: p == g)
+
+
+def agreement(first_path: str, second_path: str) -> Rows:
+    """How far a second reading agrees with a first: the second scored as if it were the
+    extractor's output, with `etl eval`'s matching, on the records and fields both annotate."""
+    taxonomy = load_taxonomy(tagger="rules")
+    tasks = TaskNames.of(taxonomy)
+    first = {gold.id: gold for gold in read_gold(first_path)}
+    results = []
+    for second in read_gold(second_path):
+        gold = first.get(second.id)
+        if gold is None:
+            continue
+        reading = _as_bundle(second)
+        for field in FIELDS:
+            if field in gold.annotated and field in second.annotated:
+                results.append(_compare(gold.id, field, gold.items[field], reading, tasks))
+    return summarize(results)
+
+
+def _as_bundle(reading: GoldRecord) -> Any:
+    """A reader's annotation in the shape of the transform's output, for `_compare`."""
+    methods = [
+        MethodMention(item["name"], item.get("kind") or "", role, item["name"], item["aliases"])
+        for role in ("introduced", "mentioned")
+        for item in reading.items[role]
+    ]
+    return SimpleNamespace(
+        methods=methods,
+        acronyms=[Acronym(a["acronym"], a["expansion"]) for a in reading.items["acronyms"]],
+        links=[Link(url, "", "code", "reader") for url in reading.items["code_links"]],
+        topics=[TopicHit(s.removeprefix("new:"), 1.0, ()) for s in reading.items["topics"]],
+        tasks=[
+            TaskHit(_task_name(n.removeprefix("new:")), 1.0, ()) for n in reading.items["tasks"]
+        ],
+    )
 
 
 def _task_name(name: str) -> str:
@@ -351,15 +398,17 @@ def misses(results: Sequence[FieldResult]) -> Iterator[str]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """`python -m etl.evaluate GOLD [--taxonomy FILE] [--misses]`: the table, and the misses."""
+    """`python -m etl.evaluate GOLD [--taxonomy FILE] [--tagger model|rules] [--misses]`: the
+    table, and the misses."""
     import argparse
 
     parser = argparse.ArgumentParser(prog="python -m etl.evaluate", description=main.__doc__)
     parser.add_argument("gold")
     parser.add_argument("--taxonomy")
+    parser.add_argument("--tagger", choices=("model", "rules"), default="model")
     parser.add_argument("--misses", action="store_true", help="print per-record fp/fn")
     args = parser.parse_args(argv)
-    results = evaluate_details(args.gold, args.taxonomy)
+    results = evaluate_details(args.gold, args.taxonomy, args.tagger)
     if args.misses:
         for line in misses(results):
             print(line)

@@ -46,6 +46,7 @@ class RunOptions:
     venue: str | None = None
     year: int | None = None
     taxonomy: str | None = None
+    tagger: str = "model"  # topics and tasks by the learned tagger, or "rules" alone
     venues: str | None = None  # a TOML file of venues added to the packaged ones
     full_refresh: bool = False
     workers: int = 1
@@ -68,7 +69,7 @@ def run(options: RunOptions, progress: ProgressCallback | None = None) -> RunRep
     """
     started = time.perf_counter()
     url = resolve_database_url(options.database_url)
-    taxonomy = load_taxonomy(options.taxonomy)
+    taxonomy = load_taxonomy(options.taxonomy, options.tagger)
     venues = extract.load_venues(options.venues)
     extract.use_venues(venues)
     found = extract.discover_all(options.paths or default_paths())
@@ -314,11 +315,20 @@ class _Run:
 
 
 def _fingerprint(taxonomy: Taxonomy, venues: extract.VenueTable, options: RunOptions) -> str:
-    """What besides a file's bytes decides its papers: transform version, taxonomy, venue
-    spellings, overrides."""
+    """What besides a file's bytes decides its papers: transform version, taxonomy and its
+    tagger, venue spellings, overrides."""
     spellings = sorted(venues.names.items())
+    tagger = taxonomy.tagger.digest if taxonomy.tagger else "rules"
     decided_by = repr(
-        (TRANSFORM_VERSION, taxonomy.topics, taxonomy.tasks, spellings, options.venue, options.year)
+        (
+            TRANSFORM_VERSION,
+            taxonomy.topics,
+            taxonomy.tasks,
+            tagger,
+            spellings,
+            options.venue,
+            options.year,
+        )
     )
     return hashlib.sha256(decided_by.encode("utf-8")).hexdigest()[:24]
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import tomllib
 from pathlib import Path
 
@@ -94,3 +95,27 @@ def test_standard_datasets_are_written_with_their_task(tmp_path: Path) -> None:
     (task,) = tomllib.loads(out.read_text("utf-8"))["task"]
     assert task["datasets"] == curate_tasks.DATASETS["Question Answering"]
     assert "SQuAD" in task["datasets"]
+
+
+def test_tasks_readers_named_join_the_vocabulary_under_their_papers_topic(tmp_path: Path) -> None:
+    source = tmp_path / "tasks.csv"
+    source.write_text(CSV, "utf-8")
+    gold = tmp_path / "gold.jsonl"
+    lines = [
+        # an archive name the filters dropped (no topic of its own): kept once a reader uses it
+        {"id": "1", "topics": ["robot-manipulation"], "tasks": ["Quantum Widget Polishing"]},
+        {"id": "2", "topics": ["robot-manipulation", "new:soft"], "tasks": ["Object Detection"]},
+        # a reader's own name counts once used twice, a single word or broad way never
+        {"id": "3", "topics": ["clustering"], "tasks": ["new:Widget Sorting", "new:Sorting"]},
+        {"id": "4", "topics": ["clustering"], "tasks": ["new:Widget Sorting", "new:Sorting"]},
+        {"id": "5", "topics": ["deep-rl"], "tasks": ["new:Once Only Task", "Reinforcement Learning"]},
+    ]
+    gold.write_text("".join(json.dumps(line) + "\n" for line in lines), "utf-8")
+    out = tmp_path / "tasks.toml"
+    assert curate_tasks.main([str(source), "--attested", str(gold), "-o", str(out)]) == 0
+    tasks = {t["name"]: t for t in tomllib.loads(out.read_text("utf-8"))["task"]}
+    assert tasks["Quantum Widget Polishing"]["topic"] == "robot-manipulation"
+    assert tasks["Widget Sorting"]["topic"] == "clustering"
+    assert tasks["Object Detection"]["topic"] == "object-detection"  # already there: unchanged
+    for absent in ("Sorting", "Once Only Task", "Reinforcement Learning"):
+        assert absent not in tasks

@@ -28,21 +28,35 @@ GOLD = Path(__file__).parent / "gold"
 TARGETS = {"code_links": 1.0, "introduced": 0.90, "acronyms": 0.90, "mentioned": 0.70}
 
 
-def scores(path: Path | str, taxonomy: str | None = None) -> dict[str, dict[str, object]]:
-    rows = evaluate(str(path), taxonomy)
+def scores(
+    path: Path | str, taxonomy: str | None = None, tagger: str = "model"
+) -> dict[str, dict[str, object]]:
+    rows = evaluate(str(path), taxonomy, tagger)
     return {row[0]: dict(zip(rows.columns, row, strict=True)) for row in rows.rows}
 
 
-# topics F1 before topics were weighed by where their terms stand: no set may drop below
+# topics F1 of the term rules before topics were weighed by where their terms stand: no set
+# may drop below
 TOPIC_FLOORS = {"seeds.jsonl": 0.851, "unseen.jsonl": 0.894, "fresh.jsonl": 0.879}
+# topics F1 of the learned tagger when it was first trained (tests/gold/README.md): it reads
+# these made-up, term-rich abstracts less well than the rules do, and real ones better
+TAGGER_TOPIC_FLOORS = {"seeds.jsonl": 0.83, "unseen.jsonl": 0.69, "fresh.jsonl": 0.79}
 
 
 @pytest.mark.parametrize("name", ["seeds.jsonl", "unseen.jsonl", "fresh.jsonl"])
 def test_gold_sets_meet_the_targets(name: str) -> None:
-    result = scores(GOLD / name)
+    result = scores(GOLD / name, tagger="rules")
     for field, target in TARGETS.items():
         assert result[field]["f1"] >= target, (name, field, result[field])
     assert result["topics"]["f1"] >= max(0.75, TOPIC_FLOORS[name]), result["topics"]
+
+
+@pytest.mark.parametrize("name", ["seeds.jsonl", "unseen.jsonl", "fresh.jsonl"])
+def test_the_tagger_keeps_its_first_scores(name: str) -> None:
+    result = scores(GOLD / name, tagger="model")
+    for field, target in TARGETS.items():
+        assert result[field]["f1"] >= target, (name, field, result[field])
+    assert result["topics"]["f1"] >= TAGGER_TOPIC_FLOORS[name], result["topics"]
 
 
 def test_rows_are_one_per_field_with_consistent_counts() -> None:

@@ -44,3 +44,35 @@ def test_materialize_puts_text_back_and_notices_edits(lists: Path, tmp_path: Pat
     (lists / "conf" / "conf2020.json").write_text(json.dumps(edited), "utf-8")
     with pytest.raises(SystemExit, match="changed since it was annotated"):
         real_gold.materialize(real_gold.Lists(str(lists)), str(gold), out)
+
+
+def test_select_never_draws_a_record_an_excluded_gold_file_holds(lists: Path, tmp_path: Path) -> None:
+    copy = real_gold.Lists(str(lists))
+    first = list(real_gold.select(copy, "c0", ["conf/conf2020.json:1"], "s"))
+    old = tmp_path / "old.jsonl"
+    old.write_text("".join(json.dumps(line) + "\n" for line in first), "utf-8")
+    again = list(
+        real_gold.select(copy, "c0", ["conf/conf2020.json:1"], "s", real_gold.drawn([str(old)]))
+    )
+    assert again[0]["source"]["record_id"] != first[0]["source"]["record_id"]
+    with pytest.raises(ValueError):  # both eligible records drawn already: none left for 2
+        list(real_gold.select(copy, "c0", ["conf/conf2020.json:2"], "s", real_gold.drawn([str(old)])))
+
+
+def test_agree_scores_a_second_reading_against_the_first(
+    lists: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    copy = real_gold.Lists(str(lists))
+    skeleton = list(real_gold.select(copy, "c0", ["conf/conf2020.json:2"], "s"))
+    first, second = tmp_path / "first.jsonl", tmp_path / "second.jsonl"
+    readings = (
+        ({"topics": ["llm", "agents"], "tasks": ["Question Answering"]}, first),
+        ({"topics": ["new:llm", "vision-language"], "tasks": ["Question Answering (QA)"]}, second),
+    )
+    for fields, path in readings:
+        path.write_text("".join(json.dumps({**s, **fields}) + "\n" for s in skeleton), "utf-8")
+    assert real_gold.main(["agree", str(first), str(second), "--lists", str(lists)]) == 0
+    rows = {line.split()[0]: line.split() for line in capsys.readouterr().out.splitlines()[1:]}
+    assert set(rows) == {"topics", "tasks"}  # only the fields both readings annotate
+    assert rows["topics"][-1] == "0.5"  # one of two topics agreed, per record
+    assert rows["tasks"][-1] == "1.0"  # the archive's appended acronym is ignored

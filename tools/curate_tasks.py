@@ -32,7 +32,9 @@ from __future__ import annotations
 
 import argparse
 import csv
+import json
 import re
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -40,6 +42,7 @@ from pathlib import Path
 from etl.transform.topics import Taxonomy, assign_topics, load_taxonomy
 
 MIN_DATASETS_ONE_WORD = 5
+MIN_OWN_USES = 2  # a task name of the readers' own is added once used this often
 ACRONYM_RE = re.compile(r"^(.*\S)\s*\(([A-Z][A-Za-z0-9-]{1,9})\)$")
 BAD_CHARS_RE = re.compile(r"[()/_+*,:;&@#<>\[\]\"']")
 ACRONYM_WORD_RE = re.compile(r"\b[A-Z]{2,}\b")
@@ -413,6 +416,51 @@ def topic_of(candidate: Candidate, taxonomy: Taxonomy) -> str | None:
     return DOMAIN_AREAS.get(candidate.domain)
 
 
+def attested(golds: Sequence[str], leaves: frozenset[str]) -> dict[str, tuple[str, Counter[str]]]:
+    """Task names readers gave in gold files, by `task_key`: the name as written and the leaf
+    topics of the papers they gave it to. An archive name counts once used; a name of our own
+    (`new:Name`) once used MIN_OWN_USES times."""
+    names: dict[str, tuple[str, Counter[str]]] = {}
+    uses: Counter[str] = Counter()
+    for gold in golds:
+        for line in Path(gold).read_text("utf-8").splitlines():
+            if not line.strip():
+                continue
+            record = json.loads(line)
+            topics = [t for t in record.get("topics", []) if t in leaves]
+            for task in record.get("tasks", []):
+                own = task.startswith("new:")
+                cleaned = clean(task.removeprefix("new:"))
+                if cleaned is None:
+                    continue
+                k = task_key(cleaned[0])
+                uses[k] += 1 if own else MIN_OWN_USES
+                names.setdefault(k, (cleaned[0], Counter()))[1].update(topics)
+    return {k: v for k, v in names.items() if uses[k] >= MIN_OWN_USES}
+
+
+def with_attested(
+    placed: list[tuple[Candidate, str]],
+    candidates: dict[str, Candidate],
+    named: dict[str, tuple[str, Counter[str]]],
+) -> int:
+    """Adds the tasks readers named that the curated list lacks, each under the topic
+    readers gave its papers most often; the number added."""
+    present = {task_key(c.name) for c, _ in placed}
+    present |= {task_key(t) for c, _ in placed for t in c.terms}
+    added = 0
+    for k, (name, topics) in sorted(named.items()):
+        # readers' names pass the archive's filters but its dataset counts: a single word or
+        # a broad way of learning is still no task the rules should look for
+        if k in present or not topics or len(k.split()) == 1 or k in GENERIC:
+            continue
+        candidate = candidates.get(k) or Candidate(name, "", 0)
+        placed.append((candidate, topics.most_common(1)[0][0]))
+        present.add(k)
+        added += 1
+    return added
+
+
 def render(tasks: Sequence[tuple[Candidate, str]]) -> str:
     """The TOML file, with its attribution."""
     lines = [
@@ -421,7 +469,9 @@ def render(tasks: Sequence[tuple[Candidate, str]]) -> str:
         "# Derived from the task names of the Papers with Code archive (paperswithcode.com,",
         "# closed in July 2025; its data was published under the CC BY-SA 4.0 licence:",
         "# https://creativecommons.org/licenses/by-sa/4.0/). This file, a curated selection",
-        "# of those names, is shared under the same licence. Written by tools/curate_tasks.py;",
+        "# of those names, is shared under the same licence. Tasks named by this project's",
+        "# readers in its gold annotations are added (`--attested`): archive names, and a few",
+        "# names of the readers' own used at least twice. Written by tools/curate_tasks.py;",
         "# edit that script's rules rather than this file.",
         "#",
         "# Format: [[task]] tables with `name` (as the archive spelled it), `topic` (a slug of",
@@ -456,6 +506,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("tasks_csv")
     parser.add_argument("--datasets", help="dataset names, one a line: tasks named so are dropped")
+    parser.add_argument(
+        "--attested",
+        action="append",
+        default=[],
+        metavar="GOLD",
+        help="a gold file: tasks its readers named are kept (repeatable)",
+    )
     parser.add_argument("-o", "--output", required=True)
     args = parser.parse_args(argv)
     with open(args.tasks_csv, encoding="utf-8", newline="") as handle:
@@ -470,12 +527,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         for c in sorted(kept(candidates, datasets).values(), key=lambda c: (-c.datasets, c.name))
         if (topic := topic_of(c, taxonomy))
     ]
+    added = with_attested(placed, candidates, attested(args.attested, taxonomy.leaves))
     with_short_forms([c for c, _ in placed])
     unknown = set(DATASETS) - {c.name for c, _ in placed}
     if unknown:  # a typo in DATASETS, or a task list other than the archive's
         print(f"note: DATASETS names tasks not kept: {', '.join(sorted(unknown))}")
     Path(args.output).write_text(render(placed), "utf-8")
-    print(f"{len(placed)} tasks written to {args.output}")
+    print(f"{len(placed)} tasks written to {args.output} ({added} named by readers)")
     return 0
 
 

@@ -9,7 +9,8 @@ a local copy of the lists and hands the full records to `etl eval`'s scorer.
     python tools/real_gold.py select --lists DIR --commit SHA --file colt/colt2022.json:15 ...
     python tools/real_gold.py show GOLD --lists DIR [--id ID]          # text to annotate
     python tools/real_gold.py materialize GOLD --lists DIR -o FULL.jsonl
-    python tools/real_gold.py eval GOLD --lists DIR [--misses]
+    python tools/real_gold.py eval GOLD --lists DIR [--tagger model|rules] [--misses]
+    python tools/real_gold.py agree FIRST SECOND --lists DIR        # two readings compared
 
 DIR is either a git directory (read at each record's commit, so later upstream changes do not
 matter) or a plain folder holding the lists at their usual paths.
@@ -205,7 +206,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     score.add_argument("gold")
     score.add_argument("--lists", required=True)
     score.add_argument("--taxonomy")
+    score.add_argument("--tagger", choices=("model", "rules"), default="model")
     score.add_argument("--misses", action="store_true")
+    agree = commands.add_parser("agree", help="score a second reading against the first")
+    agree.add_argument("first")
+    agree.add_argument("second")
+    agree.add_argument("--lists", required=True)
     args = parser.parse_args(argv)
     lists = Lists(args.lists)
     if args.command == "select":
@@ -222,6 +228,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     elif args.command == "materialize":
         count = materialize(lists, args.gold, Path(args.output))
         print(f"{count} records written to {args.output}", file=sys.stderr)
+    elif args.command == "agree":
+        from etl.evaluate import agreement
+
+        with tempfile.TemporaryDirectory() as folder:
+            first, second = Path(folder) / "first.jsonl", Path(folder) / "second.jsonl"
+            materialize(lists, args.first, first)
+            materialize(lists, args.second, second)
+            table = agreement(str(first), str(second))
+        print("  ".join(f"{c:>9}" for c in table.columns))
+        for row in table.rows:
+            print("  ".join(f"{v!s:>9}" for v in row))
     else:
         from etl.evaluate import main as evaluate_main
 
@@ -229,6 +246,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             out = Path(folder) / "gold.jsonl"
             materialize(lists, args.gold, out)
             extra = ["--taxonomy", args.taxonomy] if args.taxonomy else []
+            extra += ["--tagger", args.tagger]
             return evaluate_main([str(out), *extra, *(["--misses"] if args.misses else [])])
     return 0
 

@@ -14,7 +14,7 @@ from etl.transform.clean import clean_text, emphasized
 from etl.transform.ids import content_hash, identify
 from etl.transform.links import collect_links, external_ids, make_link
 from etl.transform.methods import find_methods
-from etl.transform.topics import Taxonomy, assign_tasks, assign_topics, load_taxonomy
+from etl.transform.topics import Taxonomy, load_taxonomy, topics_and_tasks
 
 __all__ = ["Taxonomy", "load_taxonomy", "transform"]
 
@@ -33,8 +33,7 @@ def transform(record: RawRecord, taxonomy: Taxonomy) -> PaperBundle:
     links = collect_links(
         {k: v for k, v in texts.items() if v}, record.links, silent, record.code_mentions
     )
-    topics = assign_topics(abstract, taxonomy, title=title)
-    tasks = assign_tasks(abstract, taxonomy, title=title)
+    topics, tasks = topics_and_tasks(abstract, taxonomy, title=title, venue=record.venue)
     external = external_ids(links, record.source_id)
     pid, keys = identify(abstract, title, external)
     paper = Paper(

@@ -4,14 +4,22 @@ signal it, and the tasks papers address, each under a topic."""
 from __future__ import annotations
 
 import tomllib
-from dataclasses import dataclass
-from functools import cache
+from dataclasses import dataclass, replace
+from functools import cache, cached_property
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from etl.errors import TaxonomyError
 from etl.models import Task, TaskHit, Topic, TopicHit
+from etl.transform.tagger import (
+    Evidence,
+    TaggerModel,
+    load_model,
+    rule_evidence,
+    tag,
+    text_features,
+)
 from etl.transform.terms import (
     Occurrence,
     TermIndex,
@@ -77,14 +85,34 @@ class Taxonomy:
     leaves: frozenset[str]
     tasks: tuple[Task, ...]
     task_index: TermIndex
+    # the learned tagger that ranks topics and tasks over the rules' evidence; None: rules only
+    tagger: TaggerModel | None = None
+
+    @cached_property
+    def task_topic(self) -> dict[str, str]:
+        """Each task's topic slug."""
+        return {task.name: task.topic for task in self.tasks}
 
 
-def load_taxonomy(path: str | Path | None = None) -> Taxonomy:
+TAGGERS = ("model", "rules")
+
+
+def load_taxonomy(path: str | Path | None = None, tagger: str = "model") -> Taxonomy:
     """Read a taxonomy TOML file (the packaged default when no path is given) and check it.
 
     A file holds `[[topic]]` tables and, optionally, `[[task]]` tables; the packaged default is
-    two files, the topics and the tasks curated for them.
+    two files, the topics and the tasks curated for them. `tagger` "model" ranks topics and
+    tasks with the packaged learned tagger (when the package ships one), "rules" with the
+    term rules alone.
     """
+    if tagger not in TAGGERS:
+        raise TaxonomyError(f"unknown tagger {tagger!r}: choose one of {', '.join(TAGGERS)}")
+    taxonomy = _read_taxonomy(path)
+    return replace(taxonomy, tagger=load_model()) if tagger == "model" else taxonomy
+
+
+def _read_taxonomy(path: str | Path | None) -> Taxonomy:
+    """The taxonomy of a file, or the packaged one, with its rules only."""
     if path is None:
         return _packaged()
     where = str(path)
@@ -287,4 +315,37 @@ def assign_tasks(text: str, taxonomy: Taxonomy, title: str | None = None) -> tup
         TaskHit(name, round(score, 2), evidence)
         for score, name, evidence in order[:MAX_TASKS]
         if score >= least
+    )
+
+
+def rule_evidences(
+    title: str | None, text: str, taxonomy: Taxonomy
+) -> tuple[dict[str, Evidence], dict[str, Evidence]]:
+    """What the rules find for each leaf topic and each task of a paper (the text is read once
+    for both): the tagger's evidence beside its learned scores."""
+    parts = pieces(title, text)
+    leaves = taxonomy.leaves
+    topic_found = [o for o in occurrences(parts, taxonomy.index) if o.key in leaves]
+    topics = rule_evidence(topic_found, taxonomy.index.weights, KEEP_RATIO)
+    if not taxonomy.tasks:
+        return topics, {}
+    task_found = occurrences(parts, taxonomy.task_index)
+    weights = taxonomy.task_index.weights
+    return topics, rule_evidence(task_found, weights, TASK_KEEP_RATIO, TASK_LEAST_FACTOR)
+
+
+def topics_and_tasks(
+    text: str, taxonomy: Taxonomy, title: str | None = None, venue: str | None = None
+) -> tuple[tuple[TopicHit, ...], tuple[TaskHit, ...]]:
+    """A paper's topics and tasks: by the taxonomy's tagger when it has one, else by its rules."""
+    if taxonomy.tagger is None:
+        return assign_topics(text, taxonomy, title), assign_tasks(text, taxonomy, title)
+    topic_evidence, task_evidence = rule_evidences(title, text, taxonomy)
+    return tag(
+        taxonomy.tagger,
+        text_features(title, text, venue),
+        topic_evidence,
+        task_evidence,
+        taxonomy.leaves,
+        taxonomy.task_topic,
     )

@@ -1,0 +1,353 @@
+"""Topics and tasks ranked by a model learned from labelled abstracts, over the rules' evidence.
+
+The rules (`etl.transform.topics`) find terms and weigh them by where they stand. Readers
+assign topics and tasks that the terms alone do not rank well, so a model trained on
+abstracts that readers labelled (`tools/train_tagger.py`, the corpus in `tests/gold/`) ranks
+them instead, in two steps:
+
+1. linear models over the words and word pairs of the title and abstract give each topic
+   (and each task readers named often enough) a score;
+2. a small logistic re-ranker turns that score and the rules' evidence for the same label
+   (its score, rank, whether the rules kept it; for tasks also how often a task the rules
+   find is one readers name, and the paper's topic) into a probability.
+
+A paper gets its most probable topic, and up to two more that are probable enough; the same
+for tasks, which may be none. Labels the model was not trained on (a user's own taxonomy)
+are ranked by the re-ranker's rules-only half, so they compete with the learned ones.
+
+The model is plain arrays in `etl/data/tagger/` (NumPy `.npz` and JSON), read once per process.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import heapq
+import json
+import math
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from functools import cache, cached_property
+from importlib import resources
+from io import BytesIO
+from itertools import pairwise
+
+import numpy as np
+
+from etl.models import TaskHit, TopicHit
+from etl.transform.terms import Occurrence
+
+__all__ = [
+    "TaggerModel",
+    "load_model",
+    "probabilities",
+    "rule_evidence",
+    "tag",
+    "task_rows",
+    "text_features",
+    "topic_probabilities",
+    "topic_rows",
+]
+
+MAX_LABELS = 3
+# the model's best tasks are candidates beside those the rules find
+MODEL_CANDIDATES = 5
+TOKEN_RE = re.compile(r"[a-z][a-z0-9]*(?:['-][a-z0-9]+)*")
+STOP = frozenset(
+    """a an the of and or in on for to with by from as at is are was were be been being this
+    that these those it its we our us their they them which who whom whose what when where how
+    than then there here such can could may might will would should must do does did done has
+    have had not no nor but also into onto over under between among about via using use used
+    based both each either more most less least very much many other some any all only own
+    same so too just while whereas thus hence however therefore moreover furthermore yet""".split()
+)
+
+
+def text_features(title: str | None, abstract: str, venue: str | None = None) -> set[str]:
+    """The words and neighbouring word pairs of the abstract, and of the title marked apart
+    (a word in the title says more about the paper than the same word in the abstract), and
+    the venue's name (a robotics venue's papers are about robots more often)."""
+    features: set[str] = {"V:" + "".join(filter(str.isalpha, venue.lower()))} if venue else set()
+    for prefix, text in (("", abstract), ("T:", title or "")):
+        words = [w for w in TOKEN_RE.findall(text.lower()) if w not in STOP]
+        features.update(prefix + w for w in words)
+        features.update(f"{prefix}{a} {b}" for a, b in pairwise(words))
+    return features
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """What the rules found for one label: score, rank among the labels found, whether the
+    rules' own selection keeps it, and the terms that matched."""
+
+    score: float
+    rank: int
+    kept: bool
+    strong: bool
+    terms: tuple[str, ...]
+
+
+def rule_evidence(
+    found: Sequence[Occurrence],
+    weights: dict[str, float],
+    keep_ratio: float,
+    least_factor: float = 0.0,
+) -> dict[str, Evidence]:
+    """Each label the rules found, with its evidence (the rules' ranking of `found`)."""
+    from etl.transform.topics import ranked  # the rules' one ranking
+
+    strong = {o.key for o in found if o.factor >= least_factor}
+    order = ranked(list(found), weights)
+    if not order:
+        return {}
+    kept_order = [entry for entry in order if entry[1] in strong]
+    best = kept_order[0][0] if kept_order else 0.0
+    kept = {key for score, key, _ in kept_order[:MAX_LABELS] if best and score >= keep_ratio * best}
+    return {
+        key: Evidence(score, rank, key in kept, key in strong, terms)
+        for rank, (score, key, terms) in enumerate(order, 1)
+    }
+
+
+RULE_FEATURES = 7
+
+
+def rule_row(evidence: Evidence | None, best: float) -> list[float]:
+    """The rules' half of a label's features (all zero when the rules did not find it)."""
+    if evidence is None:
+        return [0.0] * RULE_FEATURES
+    return [
+        1.0,
+        math.log1p(evidence.score),
+        evidence.score / best if best else 0.0,
+        float(evidence.rank == 1),
+        float(evidence.rank <= 3),
+        float(evidence.kept),
+        float(evidence.strong),
+    ]
+
+
+@dataclass(frozen=True, eq=False)  # arrays: compared by identity
+class Head:
+    """One linear model over text features: a weight row per feature, a column per label."""
+
+    labels: tuple[str, ...]
+    weights: np.ndarray  # int8, features x labels
+    scale: np.ndarray  # float32 per label: int8 -> weight
+    bias: np.ndarray  # float32 per label
+
+    @cached_property
+    def column(self) -> dict[str, int]:
+        """Each label's column."""
+        return {label: i for i, label in enumerate(self.labels)}
+
+    def scores(self, rows: list[int]) -> np.ndarray:
+        """Each label's score for a text whose features are `rows` (L2-normalised presence)."""
+        if not rows:
+            return np.array(self.bias, dtype=np.float32)
+        summed = self.weights[rows].sum(axis=0, dtype=np.int32).astype(np.float32)
+        scores: np.ndarray = summed * self.scale / math.sqrt(len(rows)) + self.bias
+        return scores
+
+
+@dataclass(frozen=True, eq=False)  # arrays: compared by identity
+class TaggerModel:
+    """A trained tagger: the feature vocabulary, a head for topics and one for tasks, the
+    re-rankers' coefficients and the selection thresholds."""
+
+    vocabulary: dict[str, int]
+    topics: Head
+    tasks: Head
+    topic_rerank: tuple[float, ...]  # [bias, *learned row, *rule row]
+    topic_rules_only: tuple[float, ...]  # [bias, *rule row]
+    task_rerank: tuple[float, ...]  # [bias, known, *learned row, *rule row, prior, topic p]
+    task_prior: dict[str, float]  # task -> log-odds that a rules' candidate is a reader's task
+    thresholds: dict[str, float]  # topic_least, topic_ratio, task_least, task_ratio
+    provenance: dict[str, object]
+    digest: str  # of the model's files: two models are equal when their files are
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, TaggerModel) and other.digest == self.digest
+
+    def __hash__(self) -> int:
+        return hash(self.digest)
+
+    def rows(self, features: Iterable[str]) -> list[int]:
+        """The vocabulary rows of a text's features (unknown features are dropped)."""
+        get = self.vocabulary.get
+        return [row for row in map(get, features) if row is not None]
+
+
+def _sigmoid(value: float) -> float:
+    return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, value))))
+
+
+def _dot(coefficients: Sequence[float], row: Sequence[float]) -> float:
+    return coefficients[0] + sum(c * x for c, x in zip(coefficients[1:], row, strict=True))
+
+
+def learned_matrix(scores: np.ndarray) -> np.ndarray:
+    """The model's half of each label's features: its score, whether it ranks first, in the
+    first three, and its distance to the best score."""
+    order = np.argsort(-scores, kind="stable")
+    rank = np.empty(len(scores), dtype=np.int64)
+    rank[order] = np.arange(1, len(scores) + 1)
+    best = scores.max() if len(scores) else 0.0
+    return np.column_stack([scores, rank == 1, rank <= 3, scores - best]).astype(np.float64)
+
+
+@dataclass(frozen=True)
+class TopicRows:
+    """A paper's topic features: a row per label of the model, and the rules' row for each
+    leaf the rules found that the model does not know (a user's own leaf)."""
+
+    labels: tuple[str, ...]
+    matrix: np.ndarray
+    rules_only: dict[str, list[float]]
+
+
+def topic_rows(head: Head, scores: np.ndarray, evidence: dict[str, Evidence]) -> TopicRows:
+    """The topic re-ranker's features for one paper."""
+    best_rule = max((e.score for e in evidence.values()), default=0.0)
+    rules = np.zeros((len(head.labels), RULE_FEATURES))
+    rules_only = {}
+    for leaf, found in evidence.items():
+        column = head.column.get(leaf)
+        if column is None:
+            rules_only[leaf] = rule_row(found, best_rule)
+        else:
+            rules[column] = rule_row(found, best_rule)
+    return TopicRows(head.labels, np.hstack([learned_matrix(scores), rules]), rules_only)
+
+
+def task_rows(
+    head: Head,
+    scores: np.ndarray,
+    evidence: dict[str, Evidence],
+    prior: dict[str, float],
+    task_topic: dict[str, str],
+    topic_p: dict[str, float],
+) -> dict[str, list[float]]:
+    """Each candidate task's re-ranker features: the tasks the rules found and the model's
+    best few (a task this taxonomy does not hold is left out)."""
+    learned = learned_matrix(scores)
+    best_rule = max((e.score for e in evidence.values()), default=0.0)
+    top = np.argsort(-scores, kind="stable")[:MODEL_CANDIDATES]
+    candidates = dict.fromkeys(evidence)
+    candidates.update(dict.fromkeys(head.labels[i] for i in top))
+    rows = {}
+    for task in candidates:
+        topic = task_topic.get(task)
+        if topic is None:
+            continue
+        column = head.column.get(task)
+        model = [0.0] * 5 if column is None else [1.0, *learned[column].tolist()]
+        rows[task] = [
+            *model,
+            *rule_row(evidence.get(task), best_rule),
+            prior.get(task, 0.0),
+            topic_p.get(topic, 0.0),
+        ]
+    return rows
+
+
+def topic_probabilities(
+    model: TaggerModel, rows: TopicRows, leaves: frozenset[str]
+) -> dict[str, float]:
+    """Each leaf's probability of being one of the paper's topics (leaves of the taxonomy
+    only: a label the model knows that a user's taxonomy lacks is left out)."""
+    weights = np.asarray(model.topic_rerank)
+    values = 1.0 / (1.0 + np.exp(-np.clip(rows.matrix @ weights[1:] + weights[0], -30, 30)))
+    result = {
+        label: p for label, p in zip(rows.labels, values.tolist(), strict=True) if label in leaves
+    }
+    for leaf, row in rows.rules_only.items():
+        result[leaf] = _sigmoid(_dot(model.topic_rules_only, row))
+    return result
+
+
+def probabilities(coefficients: Sequence[float], rows: dict[str, list[float]]) -> dict[str, float]:
+    """Each label's probability by a logistic re-ranker."""
+    return {label: _sigmoid(_dot(coefficients, row)) for label, row in rows.items()}
+
+
+def select(
+    scored: dict[str, float], least: float, ratio: float, first: float | None = None
+) -> list[tuple[str, float]]:
+    """The most probable labels: the best if it reaches `first` (default: `least`), then up
+    to MAX_LABELS - 1 more that reach `least` and `ratio` times the best."""
+    order = heapq.nsmallest(MAX_LABELS, scored.items(), key=lambda item: (-item[1], item[0]))
+    if not order or order[0][1] < (least if first is None else first):
+        return []
+    floor = max(least, ratio * order[0][1])
+    return [order[0], *[item for item in order[1:] if item[1] >= floor]]
+
+
+def tag(
+    model: TaggerModel,
+    features: set[str],
+    topic_evidence: dict[str, Evidence],
+    task_evidence: dict[str, Evidence],
+    leaves: frozenset[str],
+    task_topic: dict[str, str],
+) -> tuple[tuple[TopicHit, ...], tuple[TaskHit, ...]]:
+    """A paper's topics and tasks, most probable first."""
+    rows = model.rows(features)
+    thresholds = model.thresholds
+    topic_scores = model.topics.scores(rows)
+    topic_p = topic_probabilities(
+        model, topic_rows(model.topics, topic_scores, topic_evidence), leaves
+    )
+    # a paper always gets a topic when anything points to one
+    topics = select(topic_p, thresholds["topic_least"], thresholds["topic_ratio"], first=0.0)
+    task_scores = model.tasks.scores(rows)
+    candidates = task_rows(
+        model.tasks, task_scores, task_evidence, model.task_prior, task_topic, topic_p
+    )
+    task_p = probabilities(model.task_rerank, candidates)
+    tasks = select(task_p, thresholds["task_least"], thresholds["task_ratio"])
+    return (
+        tuple(TopicHit(s, round(p, 3), _terms(topic_evidence.get(s))) for s, p in topics),
+        tuple(TaskHit(n, round(p, 3), _terms(task_evidence.get(n))) for n, p in tasks),
+    )
+
+
+def _terms(evidence: Evidence | None) -> tuple[str, ...]:
+    return evidence.terms if evidence else ()
+
+
+def read_model(arrays: bytes, meta: str) -> TaggerModel:
+    """A model from its two files' contents (see `tools/train_tagger.py` for the format)."""
+    data = np.load(BytesIO(arrays))
+    info = json.loads(meta)
+
+    def head(name: str) -> Head:
+        return Head(
+            tuple(info[f"{name}_labels"]),
+            data[f"{name}_weights"],
+            data[f"{name}_scale"].astype(np.float32),
+            data[f"{name}_bias"].astype(np.float32),
+        )
+
+    return TaggerModel(
+        vocabulary={feature: row for row, feature in enumerate(info["vocabulary"])},
+        topics=head("topic"),
+        tasks=head("task"),
+        topic_rerank=tuple(info["topic_rerank"]),
+        topic_rules_only=tuple(info["topic_rules_only"]),
+        task_rerank=tuple(info["task_rerank"]),
+        task_prior=dict(info["task_prior"]),
+        thresholds=dict(info["thresholds"]),
+        provenance=dict(info["provenance"]),
+        digest=hashlib.sha256(arrays + meta.encode("utf-8")).hexdigest(),
+    )
+
+
+@cache
+def load_model() -> TaggerModel | None:
+    """The packaged model, read once per process; None when the package ships none."""
+    folder = resources.files("etl.data").joinpath("tagger")
+    arrays, meta = folder.joinpath("model.npz"), folder.joinpath("model.json")
+    if not (arrays.is_file() and meta.is_file()):
+        return None
+    return read_model(arrays.read_bytes(), meta.read_text("utf-8"))
