@@ -407,7 +407,7 @@ def fit_topic_rerankers(docs, features) -> tuple[list[float], list[float]]:
 def labels_only(labels: Sequence[str]) -> Head:
     """A head that only names its labels (cross-validation keeps the scores apart)."""
     empty = np.zeros(len(labels), dtype=np.float32)
-    return Head(tuple(labels), np.zeros((0, len(labels)), dtype=np.int8), empty, empty)
+    return Head(tuple(labels), empty, empty)
 
 
 if __name__ == "__main__":

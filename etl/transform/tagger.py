@@ -129,10 +129,10 @@ def rule_row(evidence: Evidence | None, best: float) -> list[float]:
 
 @dataclass(frozen=True, eq=False)  # arrays: compared by identity
 class Head:
-    """One linear model over text features: a weight row per feature, a column per label."""
+    """One linear model's labels: a column per label of the model's weights, the scale that
+    turns its int8 weights into floats, and its biases."""
 
     labels: tuple[str, ...]
-    weights: np.ndarray  # int8, features x labels
     scale: np.ndarray  # float32 per label: int8 -> weight
     bias: np.ndarray  # float32 per label
 
@@ -141,12 +141,12 @@ class Head:
         """Each label's column."""
         return {label: i for i, label in enumerate(self.labels)}
 
-    def scores(self, rows: list[int]) -> np.ndarray:
-        """Each label's score for a text whose features are `rows` (L2-normalised presence)."""
-        if not rows:
+    def scores(self, summed: np.ndarray, count: int) -> np.ndarray:
+        """Each label's score from its column sums over a text's `count` features (presence,
+        L2-normalised)."""
+        if not count:
             return np.array(self.bias, dtype=np.float32)
-        summed = self.weights[rows].sum(axis=0, dtype=np.int32).astype(np.float32)
-        scores: np.ndarray = summed * self.scale / math.sqrt(len(rows)) + self.bias
+        scores: np.ndarray = summed * self.scale / math.sqrt(count) + self.bias
         return scores
 
 
@@ -156,6 +156,7 @@ class TaggerModel:
     re-rankers' coefficients and the selection thresholds."""
 
     vocabulary: dict[str, int]
+    weights: np.ndarray  # int8, features x (topic labels, then task labels)
     topics: Head
     tasks: Head
     topic_rerank: tuple[float, ...]  # [bias, *learned row, *rule row]
@@ -172,10 +173,17 @@ class TaggerModel:
     def __hash__(self) -> int:
         return hash(self.digest)
 
-    def rows(self, features: Iterable[str]) -> list[int]:
-        """The vocabulary rows of a text's features (unknown features are dropped)."""
+    def scores(self, features: Iterable[str]) -> tuple[np.ndarray, np.ndarray]:
+        """Every topic's and every task's score for a text's features (one pass over the
+        weights for both heads; features the model never saw are dropped)."""
         get = self.vocabulary.get
-        return [row for row in map(get, features) if row is not None]
+        rows = [row for row in map(get, features) if row is not None]
+        summed = self.weights[rows].sum(axis=0, dtype=np.int32).astype(np.float32)
+        split = len(self.topics.labels)
+        return (
+            self.topics.scores(summed[:split], len(rows)),
+            self.tasks.scores(summed[split:], len(rows)),
+        )
 
 
 def _sigmoid(value: float) -> float:
@@ -292,15 +300,13 @@ def tag(
     task_topic: dict[str, str],
 ) -> tuple[tuple[TopicHit, ...], tuple[TaskHit, ...]]:
     """A paper's topics and tasks, most probable first."""
-    rows = model.rows(features)
     thresholds = model.thresholds
-    topic_scores = model.topics.scores(rows)
+    topic_scores, task_scores = model.scores(features)
     topic_p = topic_probabilities(
         model, topic_rows(model.topics, topic_scores, topic_evidence), leaves
     )
     # a paper always gets a topic when anything points to one
     topics = select(topic_p, thresholds["topic_least"], thresholds["topic_ratio"], first=0.0)
-    task_scores = model.tasks.scores(rows)
     candidates = task_rows(
         model.tasks, task_scores, task_evidence, model.task_prior, task_topic, topic_p
     )
@@ -324,13 +330,13 @@ def read_model(arrays: bytes, meta: str) -> TaggerModel:
     def head(name: str) -> Head:
         return Head(
             tuple(info[f"{name}_labels"]),
-            data[f"{name}_weights"],
             data[f"{name}_scale"].astype(np.float32),
             data[f"{name}_bias"].astype(np.float32),
         )
 
     return TaggerModel(
         vocabulary={feature: row for row, feature in enumerate(info["vocabulary"])},
+        weights=np.hstack([data["topic_weights"], data["task_weights"]]),
         topics=head("topic"),
         tasks=head("task"),
         topic_rerank=tuple(info["topic_rerank"]),
