@@ -108,7 +108,11 @@ def test_tasks_readers_named_join_the_vocabulary_under_their_papers_topic(tmp_pa
         # a reader's own name counts once used twice, a single word or broad way never
         {"id": "3", "topics": ["clustering"], "tasks": ["new:Widget Sorting", "new:Sorting"]},
         {"id": "4", "topics": ["clustering"], "tasks": ["new:Widget Sorting", "new:Sorting"]},
-        {"id": "5", "topics": ["deep-rl"], "tasks": ["new:Once Only Task", "Reinforcement Learning"]},
+        {
+            "id": "5",
+            "topics": ["deep-rl"],
+            "tasks": ["new:Once Only Task", "Reinforcement Learning"],
+        },
     ]
     gold.write_text("".join(json.dumps(line) + "\n" for line in lines), "utf-8")
     out = tmp_path / "tasks.toml"

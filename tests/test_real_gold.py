@@ -46,7 +46,9 @@ def test_materialize_puts_text_back_and_notices_edits(lists: Path, tmp_path: Pat
         real_gold.materialize(real_gold.Lists(str(lists)), str(gold), out)
 
 
-def test_select_never_draws_a_record_an_excluded_gold_file_holds(lists: Path, tmp_path: Path) -> None:
+def test_select_never_draws_a_record_an_excluded_gold_file_holds(
+    lists: Path, tmp_path: Path
+) -> None:
     copy = real_gold.Lists(str(lists))
     first = list(real_gold.select(copy, "c0", ["conf/conf2020.json:1"], "s"))
     old = tmp_path / "old.jsonl"
@@ -56,7 +58,9 @@ def test_select_never_draws_a_record_an_excluded_gold_file_holds(lists: Path, tm
     )
     assert again[0]["source"]["record_id"] != first[0]["source"]["record_id"]
     with pytest.raises(ValueError):  # both eligible records drawn already: none left for 2
-        list(real_gold.select(copy, "c0", ["conf/conf2020.json:2"], "s", real_gold.drawn([str(old)])))
+        list(
+            real_gold.select(copy, "c0", ["conf/conf2020.json:2"], "s", real_gold.drawn([str(old)]))
+        )
 
 
 def test_agree_scores_a_second_reading_against_the_first(
