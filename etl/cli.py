@@ -29,6 +29,8 @@ from rich.progress import (
 from etl import __version__
 from etl.config import mask_url, resolve_database_url, scrub
 from etl.errors import EtlError
+from etl.extract.limits import DEFAULT as DEFAULT_LIMITS
+from etl.extract.limits import Limits
 from etl.models import RunReport
 from etl.output import FORMATS, make_console, render, visible
 from etl.parallel import default_workers
@@ -43,6 +45,22 @@ EXIT_INTERNAL = 70  # a failure etl does not know (a bug): `--debug` shows the t
 EXIT_INTERRUPTED = 130
 
 err = make_console(stderr=True)
+
+
+SIZE_UNITS = {"": 1, "k": 2**10, "m": 2**20, "g": 2**30}
+
+
+def _parse_size(_ctx: click.Context, _param: click.Parameter, value: Any) -> int:
+    """A positive count with an optional K, M or G suffix (powers of 1024): `16M`."""
+    if isinstance(value, int):
+        return value
+    text = str(value).strip().lower().removesuffix("b")
+    number, unit = (text[:-1], text[-1]) if text[-1:] in SIZE_UNITS else (text, "")
+    if not number.isdigit() or int(number) < 1:
+        raise click.BadParameter(
+            f"expected a positive number with an optional K, M or G suffix, got {value!r}"
+        )
+    return int(number) * SIZE_UNITS[unit]
 
 
 def handle_errors(func: F) -> F:
@@ -163,6 +181,29 @@ def main(debug: bool) -> None:
     help="Load only shard I of N of the sorted files (loaders sharing a corpus each take "
     "one; give them all the same paths).",
 )
+@click.option(
+    "--max-depth",
+    type=click.IntRange(min=1),
+    default=DEFAULT_LIMITS.depth,
+    show_default=True,
+    help="Levels of nesting a record may have (deeper records are rejected).",
+)
+@click.option(
+    "--max-record-size",
+    metavar="SIZE",
+    callback=_parse_size,
+    default="16M",
+    show_default=True,
+    help="Characters one record (a line, a CSV row, a JSON record) may have; K, M, G suffixes.",
+)
+@click.option(
+    "--max-field-size",
+    metavar="SIZE",
+    callback=_parse_size,
+    default="1M",
+    show_default=True,
+    help="Characters one field may have; K, M, G suffixes.",
+)
 @click.option("--quiet", "-q", is_flag=True, help="No progress display.")
 @handle_errors
 def run_command(
@@ -176,6 +217,9 @@ def run_command(
     workers: int,
     wait: bool,
     shard: tuple[int, int] | None,
+    max_depth: int,
+    max_record_size: int,
+    max_field_size: int,
     quiet: bool,
 ) -> None:
     """Load paper lists into the database.
@@ -186,6 +230,9 @@ def run_command(
 
     Exit status: 0 all loaded; 1 error, nothing loaded; 3 loaded, but some files failed or
     records were rejected (see the `rejects` table).
+
+    A record past --max-depth, --max-record-size or --max-field-size is rejected; a file that
+    cannot be read within them fails alone.
     """
     from etl.pipeline import RunOptions, run
 
@@ -201,6 +248,7 @@ def run_command(
         workers=workers,
         wait=wait,
         shard=shard,
+        limits=Limits(max_depth, max_record_size, max_field_size),
     )
     show = not quiet and err.is_terminal
     with Progress(
