@@ -357,7 +357,8 @@ def test_a_taxonomy_term_that_matches_nothing_useful_is_refused_with_its_line(
     taxonomy.write_text(TAXONOMY.replace("(a+)+$", term.replace("\\", "\\\\")), "utf-8")
     run = etl("run", "--taxonomy", str(taxonomy), "--db", str(tmp_path / "p.db"), cwd=tmp_path)
     assert run.returncode == 1, run.stdout + run.stderr
-    assert f"{taxonomy}:13: topic 'regex': term {reason}" in " ".join(run.stderr.split())
+    line = " ".join(run.stderr.split())
+    assert f"{taxonomy}:12: topic 'regex': term '" in line and reason in line, line
     assert (
         not (tmp_path / "p.db").exists()
         or fetch_one(f"sqlite:///{tmp_path / 'p.db'}", "SELECT count(*) FROM papers") == 0
