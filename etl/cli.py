@@ -76,7 +76,11 @@ def handle_errors(func: F) -> F:
             return func(*args, **kwargs)
         except KeyboardInterrupt:
             err.print("Interrupted: sources already committed are kept; rerun to finish.")
-            sys.exit(EXIT_INTERRUPTED)
+            # Everything is rolled back or committed and recorded: exit now, without the
+            # interpreter's final sweep of a large heap (seconds after a long run).
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(EXIT_INTERRUPTED)
         except (click.exceptions.ClickException, click.exceptions.Exit, click.exceptions.Abort):
             raise
         except Exception as exc:

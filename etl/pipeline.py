@@ -110,7 +110,8 @@ def run(options: RunOptions, progress: ProgressCallback | None = None) -> RunRep
                 raise
             finally:
                 report = current.report(status, started, mask_url(url))
-                load.finish_run(engine, report, message)
+                with signals_held():  # a second Ctrl-C must not leave the run `running`
+                    load.finish_run(engine, report, message)
     except EtlError:
         raise
     except Exception as exc:

@@ -393,3 +393,50 @@ def test_the_packaged_taxonomy_and_venues_pass_the_checks() -> None:
     )
     found = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert found.stdout.split() == ["True", "True"], found.stderr
+
+
+# Smaller items: table output and the README's first query ---------------------------------
+
+
+def superuser_flag(url: str) -> list[str]:
+    return ["--allow-superuser"] if url.startswith("postgresql") else []
+
+
+def test_table_output_escapes_zero_width_and_other_invisible_characters(
+    seeded_url: str, tmp_path: Path
+) -> None:
+    hidden = ["a\u200bb", "c\u200dd", "e\u2060f", "g\ufeffh", "i\u00adj", "k\u202el"]
+    literal = " UNION ALL ".join(f"SELECT {i} AS n, '{v}' AS v" for i, v in enumerate(hidden))
+    flags = ["--db", seeded_url, *superuser_flag(seeded_url)]
+    table = etl("query", f"SELECT v FROM ({literal}) AS t ORDER BY n", *flags, cwd=tmp_path)
+    assert table.returncode == 0, table.stderr
+    for shown in ["a\\u200bb", "c\\u200dd", "e\\u2060f", "g\\ufeffh", "i\\xadj", "k\\u202el"]:
+        assert shown in table.stdout
+    assert not any(c in table.stdout for c in "\u200b\u200d\u2060\ufeff\u00ad\u202e")
+
+
+def test_narrow_table_output_never_folds_an_id_or_a_status(seeded_url: str, tmp_path: Path) -> None:
+    sql = "SELECT p.id, r.status, r.started_at, p.abstract FROM papers p, runs r LIMIT 3"
+    result = subprocess.run(
+        [*ETL, "query", sql, "--db", seeded_url, *superuser_flag(seeded_url)],
+        cwd=tmp_path,
+        env={**os.environ, "COLUMNS": "80"},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    assert max(len(line) for line in result.stdout.splitlines()) <= 80
+    ids = fetch(seeded_url, "SELECT id FROM papers")
+    shown = [str(i) for (i,) in ids if str(i) in result.stdout]
+    assert len(shown) == 3 and result.stdout.count("succeeded") == 3
+
+
+def test_the_readmes_first_query_names_every_paper_on_the_sample(tmp_path: Path) -> None:
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text("utf-8")
+    sql = readme.split('etl query "', 1)[1].split('"', 1)[0]
+    assert etl("run", "-q", cwd=tmp_path).returncode == 0
+    result = etl("query", sql, "--format", "json", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    rows = json.loads(result.stdout)
+    assert len(rows) >= 10 and all(str(next(iter(row.values())) or "").strip() for row in rows)
