@@ -416,7 +416,10 @@ def test_table_output_escapes_zero_width_and_other_invisible_characters(
 
 
 def test_narrow_table_output_never_folds_an_id_or_a_status(seeded_url: str, tmp_path: Path) -> None:
-    sql = "SELECT p.id, r.status, r.started_at, p.abstract FROM papers p, runs r LIMIT 3"
+    sql = (
+        "SELECT p.id, r.status, r.started_at, r.finished_at, r.options, r.papers_inserted, "
+        "p.abstract FROM papers p, runs r LIMIT 3"
+    )
     result = subprocess.run(
         [*ETL, "query", sql, "--db", seeded_url, *superuser_flag(seeded_url)],
         cwd=tmp_path,
