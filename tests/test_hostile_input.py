@@ -443,3 +443,35 @@ def test_the_readmes_first_query_names_every_paper_on_the_sample(tmp_path: Path)
     assert result.returncode == 0, result.stderr
     rows = json.loads(result.stdout)
     assert len(rows) >= 10 and all(str(next(iter(row.values())) or "").strip() for row in rows)
+
+
+# 7. grant-readonly: a reader cannot cut off the other readers ---------------------------------
+
+
+@pytest.mark.postgres
+def test_a_read_only_session_cannot_cancel_or_end_another_of_its_role(
+    postgres_url: str, tmp_path: Path
+) -> None:
+    import uuid
+
+    from sqlalchemy import create_engine, text
+    from sqlalchemy.exc import DBAPIError
+    from sqlalchemy.pool import NullPool
+
+    from tests.test_hostile import as_role, roles
+
+    role = f"etl_signal_{uuid.uuid4().hex[:8]}"
+    with roles(postgres_url, role):
+        granted = etl(
+            "grant-readonly", role, "--password", "pw", "--db", postgres_url, cwd=tmp_path
+        )
+        assert granted.returncode == 0, granted.stderr
+        reader = create_engine(as_role(postgres_url, role), poolclass=NullPool)
+        with reader.connect() as first, reader.connect() as second:
+            victim = first.scalar(text("SELECT pg_backend_pid()"))
+            for function in ("pg_cancel_backend", "pg_terminate_backend"):
+                with pytest.raises(DBAPIError, match="permission denied"):
+                    second.execute(text(f"SELECT {function}(:pid)"), {"pid": victim})
+                second.rollback()
+            assert first.scalar(text("SELECT 1")) == 1  # still connected
+        reader.dispose()
