@@ -400,11 +400,32 @@ def search_command(query: tuple[str, ...], limit: int, database: str | None, fmt
     is_flag=True,
     help="PostgreSQL: run even when connected as a superuser (who can read server files).",
 )
+@click.option(
+    "--max-rows",
+    type=click.IntRange(min=0),
+    default=10_000,
+    show_default=True,
+    help="Rows printed at most (0: all); a cut result says so on stderr.",
+)
+@click.option(
+    "--max-bytes",
+    metavar="SIZE",
+    callback=lambda ctx, param, value: 0 if str(value) == "0" else _parse_size(ctx, param, value),
+    default="64M",
+    show_default=True,
+    help="Bytes of values read at most, K, M, G suffixes (0: all); a cut result says so.",
+)
 @db_option
 @format_option
 @handle_errors
 def query_command(
-    sql: str, timeout: float, allow_superuser: bool, database: str | None, fmt: str
+    sql: str,
+    timeout: float,
+    allow_superuser: bool,
+    max_rows: int,
+    max_bytes: int,
+    database: str | None,
+    fmt: str,
 ) -> None:
     """Run one read-only SQL statement and print its rows.
 
@@ -417,11 +438,16 @@ def query_command(
     from etl import read
 
     engine = read.open_reader(resolve_database_url(database))
+    bound = read.Bound(max_rows, max_bytes)
     try:
-        rows = read.run_query(engine, sql, timeout=timeout, allow_superuser=allow_superuser)
+        rows = read.run_query(
+            engine, sql, timeout=timeout, allow_superuser=allow_superuser, bound=bound
+        )
     finally:
         engine.dispose()
     render(rows, fmt, make_console())
+    if rows.cut:
+        err.print(f"Note: {escape(rows.cut)}", soft_wrap=True)
 
 
 @main.command("views")

@@ -475,3 +475,54 @@ def test_a_read_only_session_cannot_cancel_or_end_another_of_its_role(
                 second.rollback()
             assert first.scalar(text("SELECT 1")) == 1  # still connected
         reader.dispose()
+
+
+# 4. etl query: a bound on what it reads and prints -------------------------------------------
+
+
+def test_query_output_is_cut_at_its_bound_with_a_message(seeded_url: str, tmp_path: Path) -> None:
+    many = "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 20000) SELECT i FROM n"
+    flags = ["--db", seeded_url, *superuser_flag(seeded_url), "--format", "csv"]
+    cut = etl("query", many, *flags, cwd=tmp_path)
+    assert cut.returncode == 0, cut.stderr
+    assert len(cut.stdout.splitlines()) == 1 + 10_000
+    assert "output cut at 10,000 rows (--max-rows; 0 for no bound)" in cut.stderr
+    everything = etl("query", many, *flags, "--max-rows", "0", cwd=tmp_path)
+    assert len(everything.stdout.splitlines()) == 1 + 20_000 and everything.stderr == ""
+    wide = (
+        "SELECT repeat('x', 1000) AS v FROM papers"
+        if "postgresql" in seeded_url
+        else ("SELECT printf('%1000s', 'x') AS v FROM papers")
+    )
+    by_bytes = etl("query", wide, *flags, "--max-bytes", "10K", cwd=tmp_path)
+    assert len(by_bytes.stdout.splitlines()) == 1 + 10
+    assert "output cut after 10 rows: the next would pass 10,240 bytes" in by_bytes.stderr
+
+
+def test_a_huge_value_is_bounded_by_the_query_bound(seeded_url: str, tmp_path: Path) -> None:
+    """`randomblob(900000000)` is never made; PostgreSQL's value arrives, and is not printed."""
+    huge = (
+        "SELECT repeat('x', 500000000) AS v"
+        if "postgresql" in seeded_url
+        else "SELECT randomblob(900000000) AS v"
+    )
+    flag = superuser_flag(seeded_url)
+    code = (
+        "import resource, subprocess, sys\n"
+        "cap = lambda: resource.setrlimit(resource.RLIMIT_AS, (3 * 2**30, 3 * 2**30))\n"
+        "r = subprocess.run(sys.argv[1:], preexec_fn=cap, capture_output=True, text=True)\n"
+        "print(r.returncode, len(r.stdout)); sys.stderr.write(r.stderr)\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code, *ETL, "query", huge, "--db", seeded_url, *flag],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    status, printed = map(int, result.stdout.split())
+    assert printed < 10_000, result.stderr
+    if "postgresql" in seeded_url:
+        assert status == 0 and "output cut after 0 rows" in result.stderr
+    else:
+        assert status == 1 and "a value of the result is over 67,108,864 bytes" in result.stderr
