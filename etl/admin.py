@@ -32,6 +32,11 @@ READING_ROLES = frozenset({"pg_read_all_data", "pg_read_all_stats"})
 # this command. (A row lock on a table the reader can only SELECT would also keep it out, but
 # would hold a transaction open for the whole load, and needs a table before migrations run.)
 ADVISORY_LOCKS = r"^pg_(try_)?advisory_(xact_)?lock(_shared)?$"
+# Any role may cancel or end the other sessions of its own role: one BI user could cut off
+# the rest. Taken from PUBLIC here, like the lock functions. (Signalling other roles' sessions
+# needs pg_signal_backend, which the role does not have; pg_reload_conf, pg_rotate_logfile and
+# the like are the superuser's already.)
+SIGNALLING = r"^pg_(cancel|terminate)_backend$"
 
 
 @dataclass(frozen=True)
@@ -192,11 +197,12 @@ def _apply_grants(connection: Connection, role: str) -> None:
 
 
 def _keep_lock_from(connection: Connection, role: str) -> None:
-    """Take the advisory-lock functions from PUBLIC here; give them to the owner and admin."""
+    """Take the advisory-lock and backend-signalling functions from PUBLIC here; give them to
+    the owner and admin."""
     functions = ", ".join(
         connection.scalars(
             text("SELECT oid::regprocedure::text FROM pg_proc WHERE proname ~ :pattern ORDER BY 1"),
-            {"pattern": ADVISORY_LOCKS},
+            {"pattern": f"{ADVISORY_LOCKS}|{SIGNALLING}"},
         )
     )
     admin = quote_identifier(str(connection.scalar(text("SELECT current_user"))))
@@ -204,10 +210,14 @@ def _keep_lock_from(connection: Connection, role: str) -> None:
     connection.exec_driver_sql(f"REVOKE EXECUTE ON FUNCTION {functions} FROM PUBLIC")
     connection.exec_driver_sql(f"GRANT EXECUTE ON FUNCTION {functions} TO {owner}, {admin}")
     if connection.scalar(
-        text("SELECT has_function_privilege(:r, 'pg_try_advisory_lock(bigint)', 'EXECUTE')"),
+        text(
+            "SELECT has_function_privilege(:r, 'pg_try_advisory_lock(bigint)', 'EXECUTE') "
+            "OR has_function_privilege(:r, 'pg_terminate_backend(integer, bigint)', 'EXECUTE')"
+        ),
         {"r": role},
     ):
         raise DatabaseError(
-            "could not take the advisory-lock functions from PUBLIC (only a superuser can): "
+            "could not take the advisory-lock and signalling functions from PUBLIC (only a "
+            "superuser can): "
             f"run `etl grant-readonly {role}` as a superuser"
         )

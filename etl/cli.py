@@ -29,6 +29,8 @@ from rich.progress import (
 from etl import __version__
 from etl.config import mask_url, resolve_database_url, scrub
 from etl.errors import EtlError
+from etl.extract.limits import DEFAULT as DEFAULT_LIMITS
+from etl.extract.limits import Limits
 from etl.models import RunReport
 from etl.output import FORMATS, make_console, render, visible
 from etl.parallel import default_workers
@@ -45,6 +47,22 @@ EXIT_INTERRUPTED = 130
 err = make_console(stderr=True)
 
 
+SIZE_UNITS = {"": 1, "k": 2**10, "m": 2**20, "g": 2**30}
+
+
+def _parse_size(_ctx: click.Context, _param: click.Parameter, value: Any) -> int:
+    """A positive count with an optional K, M or G suffix (powers of 1024): `16M`."""
+    if isinstance(value, int):
+        return value
+    text = str(value).strip().lower().removesuffix("b")
+    number, unit = (text[:-1], text[-1]) if text[-1:] in SIZE_UNITS else (text, "")
+    if not number.isdigit() or int(number) < 1:
+        raise click.BadParameter(
+            f"expected a positive number with an optional K, M or G suffix, got {value!r}"
+        )
+    return int(number) * SIZE_UNITS[unit]
+
+
 def handle_errors(func: F) -> F:
     """Print any failure as one `Error: ...` line and exit 1 (70 for a bug); Ctrl-C exits 130.
 
@@ -58,7 +76,11 @@ def handle_errors(func: F) -> F:
             return func(*args, **kwargs)
         except KeyboardInterrupt:
             err.print("Interrupted: sources already committed are kept; rerun to finish.")
-            sys.exit(EXIT_INTERRUPTED)
+            # Everything is rolled back or committed and recorded: exit now, without the
+            # interpreter's final sweep of a large heap (seconds after a long run).
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(EXIT_INTERRUPTED)
         except (click.exceptions.ClickException, click.exceptions.Exit, click.exceptions.Abort):
             raise
         except Exception as exc:
@@ -170,6 +192,29 @@ def main(debug: bool) -> None:
     help="Load only shard I of N of the sorted files (loaders sharing a corpus each take "
     "one; give them all the same paths).",
 )
+@click.option(
+    "--max-depth",
+    type=click.IntRange(min=1),
+    default=DEFAULT_LIMITS.depth,
+    show_default=True,
+    help="Levels of nesting a record may have (deeper records are rejected).",
+)
+@click.option(
+    "--max-record-size",
+    metavar="SIZE",
+    callback=_parse_size,
+    default="16M",
+    show_default=True,
+    help="Characters one record (a line, a CSV row, a JSON record) may have; K, M, G suffixes.",
+)
+@click.option(
+    "--max-field-size",
+    metavar="SIZE",
+    callback=_parse_size,
+    default="1M",
+    show_default=True,
+    help="Characters one field may have; K, M, G suffixes.",
+)
 @click.option("--quiet", "-q", is_flag=True, help="No progress display.")
 @handle_errors
 def run_command(
@@ -184,6 +229,9 @@ def run_command(
     workers: int,
     wait: bool,
     shard: tuple[int, int] | None,
+    max_depth: int,
+    max_record_size: int,
+    max_field_size: int,
     quiet: bool,
 ) -> None:
     """Load paper lists into the database.
@@ -194,6 +242,9 @@ def run_command(
 
     Exit status: 0 all loaded; 1 error, nothing loaded; 3 loaded, but some files failed or
     records were rejected (see the `rejects` table).
+
+    A record past --max-depth, --max-record-size or --max-field-size is rejected; a file that
+    cannot be read within them fails alone.
     """
     from etl.pipeline import RunOptions, run
 
@@ -210,6 +261,7 @@ def run_command(
         workers=workers,
         wait=wait,
         shard=shard,
+        limits=Limits(max_depth, max_record_size, max_field_size),
     )
     show = not quiet and err.is_terminal
     with Progress(
@@ -357,11 +409,32 @@ def search_command(query: tuple[str, ...], limit: int, database: str | None, fmt
     is_flag=True,
     help="PostgreSQL: run even when connected as a superuser (who can read server files).",
 )
+@click.option(
+    "--max-rows",
+    type=click.IntRange(min=0),
+    default=10_000,
+    show_default=True,
+    help="Rows printed at most (0: all); a cut result says so on stderr.",
+)
+@click.option(
+    "--max-bytes",
+    metavar="SIZE",
+    callback=lambda ctx, param, value: 0 if str(value) == "0" else _parse_size(ctx, param, value),
+    default="64M",
+    show_default=True,
+    help="Bytes of values read at most, K, M, G suffixes (0: all); a cut result says so.",
+)
 @db_option
 @format_option
 @handle_errors
 def query_command(
-    sql: str, timeout: float, allow_superuser: bool, database: str | None, fmt: str
+    sql: str,
+    timeout: float,
+    allow_superuser: bool,
+    max_rows: int,
+    max_bytes: int,
+    database: str | None,
+    fmt: str,
 ) -> None:
     """Run one read-only SQL statement and print its rows.
 
@@ -374,11 +447,16 @@ def query_command(
     from etl import read
 
     engine = read.open_reader(resolve_database_url(database))
+    bound = read.Bound(max_rows, max_bytes)
     try:
-        rows = read.run_query(engine, sql, timeout=timeout, allow_superuser=allow_superuser)
+        rows = read.run_query(
+            engine, sql, timeout=timeout, allow_superuser=allow_superuser, bound=bound
+        )
     finally:
         engine.dispose()
     render(rows, fmt, make_console())
+    if rows.cut:
+        err.print(f"Note: {escape(rows.cut)}", soft_wrap=True)
 
 
 @main.command("views")

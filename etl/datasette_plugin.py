@@ -11,6 +11,7 @@ from typing import Any
 from datasette import hookimpl
 from markupsafe import Markup, escape
 
+from etl.config import busy_timeout_seconds
 from etl.errors import QueryError
 from etl.read import to_fts5_query
 
@@ -27,8 +28,10 @@ def fts_query(query: str | None) -> str:
 
 @hookimpl  # type: ignore[untyped-decorator]
 def prepare_connection(conn: Any) -> None:
-    """Register etl_fts_query(text) for the ranked-search query."""
+    """Register etl_fts_query(text) for the ranked-search query; wait for a writer's lock
+    (a load switching journal modes, a checkpoint) instead of failing the page at once."""
     conn.create_function("etl_fts_query", 1, fts_query, deterministic=True)
+    conn.execute(f"PRAGMA busy_timeout = {round(busy_timeout_seconds() * 1000)}")
 
 
 @hookimpl  # type: ignore[untyped-decorator]

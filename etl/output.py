@@ -12,6 +12,7 @@ import csv
 import io
 import json
 import re
+import unicodedata
 from datetime import date, datetime
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
@@ -26,10 +27,13 @@ if TYPE_CHECKING:
 FORMATS = ("table", "json", "csv")
 HIGHLIGHT_STYLE = "bold yellow"
 HIGHLIGHT_RE = re.compile(r"\*\*(.+?)\*\*", re.S)
-# C0 and C1 controls except newline and tab, DEL, and the bidirectional overrides that can
-# make text read differently from what it is.
+# C0 and C1 controls except newline and tab, DEL, and the invisible format characters
+# (Unicode category Cf: zero-width spaces and joiners, bidirectional marks and overrides, the
+# BOM ...) that can hide text or make it read differently from what it is.
 INVISIBLE_RE = re.compile(
-    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]"
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f"
+    + "".join(chr(c) for c in range(0xA0, 0x110000) if unicodedata.category(chr(c)) == "Cf")
+    + "]"
 )
 
 
@@ -69,12 +73,33 @@ def render(rows: Rows, fmt: str, console: Console, *, title: str | None = None) 
         table = Table(
             title=Text(visible(title)) if title else None, show_lines=False, header_style="bold"
         )
-        for column in rows.columns:
-            table.add_column(Text(visible(str(column))), overflow="fold")
+        for index, column in enumerate(rows.columns):
+            width = _token_width(rows, index)
+            if width:  # ids, statuses, numbers: whole on one line, never folded mid-value
+                table.add_column(Text(visible(str(column))), no_wrap=True, min_width=width)
+            else:
+                table.add_column(Text(visible(str(column))), overflow="fold")
         highlighted = [column == "snippet" for column in rows.columns]
         for row in rows.rows:
             table.add_row(*(_cell(v, h) for v, h in zip(row, highlighted, strict=True)))
         console.print(table)
+
+
+TOKEN_WIDTH = 40  # a value without spaces at most this long is shown whole (an id, a status)
+
+
+def _token_width(rows: Rows, index: int) -> int:
+    """The width of a column whose values are all short single tokens, else 0."""
+    width = 0
+    for row in rows.rows:
+        value = row[index]
+        if value is None:
+            continue
+        text = visible(str(plain(value)))
+        if len(text) > TOKEN_WIDTH or any(c.isspace() for c in text):
+            return 0
+        width = max(width, len(text))
+    return width
 
 
 def _cell(value: Any, highlight: bool) -> Text:

@@ -9,14 +9,16 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import signal
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Executor, Future, ProcessPoolExecutor
-from contextlib import AbstractContextManager, ExitStack
+from contextlib import AbstractContextManager, ExitStack, contextmanager
 
-from etl.extract import Item, VenueTable, parse_item, use_venues
+from etl.extract import Item, VenueTable, limits, parse_item, use_venues
 from etl.models import PaperRows, RawRecord, Reject
+from etl.signals import signals_held
 from etl.transform import Taxonomy, transform
 
 Batch = list[Item]
@@ -34,12 +36,18 @@ class TransformPool:
     """Runs the transform inline, or in worker processes once a run has several batches."""
 
     def __init__(
-        self, stack: ExitStack, workers: int, taxonomy: Taxonomy, venues: VenueTable | None = None
+        self,
+        stack: ExitStack,
+        workers: int,
+        taxonomy: Taxonomy,
+        venues: VenueTable | None = None,
+        record_limits: limits.Limits = limits.DEFAULT,
     ):
         self.stack = stack
         self.workers = max(1, workers)
         self.taxonomy = taxonomy
         self.venues = venues
+        self.limits = record_limits
         self.executor: Executor | None = None
         self.batches_seen = 0
 
@@ -54,7 +62,8 @@ class TransformPool:
                     result = transform_batch(batch, self.taxonomy)
                 yield result
                 continue
-            pending.append(executor.submit(transform_batch, batch, None))
+            with signals_held():  # submit may start a worker: never half-started
+                pending.append(executor.submit(transform_batch, batch, None))
             while len(pending) > self.workers:
                 yield _wait(pending.pop(0), timer)
         while pending:
@@ -66,14 +75,33 @@ class TransformPool:
         if self.executor is None:
             context = multiprocessing.get_context("spawn")
             self.executor = self.stack.enter_context(
-                ProcessPoolExecutor(
-                    self.workers,
-                    mp_context=context,
-                    initializer=_init_worker,
-                    initargs=(self.taxonomy, self.venues, os.getpid()),
+                _stopped_on_failure(
+                    ProcessPoolExecutor(
+                        self.workers,
+                        mp_context=context,
+                        initializer=_init_worker,
+                        initargs=(self.taxonomy, self.venues, self.limits, os.getpid()),
+                    )
                 )
             )
         return self.executor
+
+
+@contextmanager
+def _stopped_on_failure(executor: ProcessPoolExecutor) -> Iterator[ProcessPoolExecutor]:
+    """The pool, shut down when the run is done with it; when the run is interrupted or fails,
+    its workers are killed at once instead of finishing batches nobody will write (they only
+    compute, so nothing of theirs needs finishing)."""
+    try:
+        yield executor
+    except BaseException:
+        # No public way stops a busy worker; `_processes` has been there since Python 3.2.
+        processes = list((getattr(executor, "_processes", None) or {}).values())
+        executor.shutdown(wait=False, cancel_futures=True)
+        for process in processes:
+            process.kill()
+        raise
+    executor.shutdown(wait=True)
 
 
 def _wait(future: Future[Result], timer: Timer) -> Result:
@@ -84,12 +112,19 @@ def _wait(future: Future[Result], timer: Timer) -> Result:
 _worker_taxonomy: Taxonomy | None = None
 
 
-def _init_worker(taxonomy: Taxonomy, venues: VenueTable | None, parent: int) -> None:
-    """Give a worker the run's taxonomy and venues, and make it exit if the run is killed."""
+def _init_worker(
+    taxonomy: Taxonomy, venues: VenueTable | None, record_limits: limits.Limits, parent: int
+) -> None:
+    """Give a worker the run's taxonomy, venues and limits, and make it exit if the run is
+    killed."""
     global _worker_taxonomy
     _worker_taxonomy = taxonomy
+    # Ctrl-C reaches every process of the terminal's group: the run stops its workers itself.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM})
     if venues is not None:  # JSON Lines records are read in the workers
         use_venues(venues)
+    limits.use(record_limits)
     threading.Thread(target=_exit_when_orphaned, args=(parent,), daemon=True).start()
 
 

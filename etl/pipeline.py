@@ -29,6 +29,9 @@ TRANSFORM_VERSION = "4"
 # Records per batch; one batch more than there are workers is in flight. Small enough to keep
 # the workers busy and memory low, large enough for set-based writes (benchmarks/HISTORY.md).
 BATCH_SIZE = 500
+# ... and at most about this many characters, so that a batch of large records (each within
+# the record size limit) stays small too.
+BATCH_CHARS = 8 * 2**20
 # A source rolled back because a concurrent loader changed a paper it shares (a deadlock
 # between two sources' transactions, or a paper deleted under it) is loaded again, this often.
 SOURCE_ATTEMPTS = 5
@@ -54,6 +57,7 @@ class RunOptions:
     batch_size: int = BATCH_SIZE
     shard: tuple[int, int] | None = None  # (I, N): this loader takes files I, I+N, ... (1-based)
     remember_writes: bool = True  # False: the writer reads everything back (tests compare both)
+    limits: extract.limits.Limits = extract.limits.DEFAULT  # what one record may cost
 
 
 def default_paths() -> tuple[str, ...]:
@@ -72,6 +76,7 @@ def run(options: RunOptions, progress: ProgressCallback | None = None) -> RunRep
     taxonomy = load_taxonomy(options.taxonomy, options.tagger)
     venues = extract.load_venues(options.venues)
     extract.use_venues(venues)
+    extract.limits.use(options.limits)
     found = extract.discover_all(options.paths or default_paths())
     engine = load.create_db_engine(url)
     try:
@@ -83,6 +88,10 @@ def run(options: RunOptions, progress: ProgressCallback | None = None) -> RunRep
             )
             current.sources.extend(
                 SourceReport(str(p), "unknown", "ignored", message=why) for p, why in found.skipped
+            )
+            current.sources.extend(
+                SourceReport(str(p), "unknown", "failed", message=f"{p}: {why}")
+                for p, why in found.failed
             )
             with current.timed("migrate"):
                 load.upgrade_to_head(engine)
@@ -102,7 +111,8 @@ def run(options: RunOptions, progress: ProgressCallback | None = None) -> RunRep
                 raise
             finally:
                 report = current.report(status, started, mask_url(url))
-                load.finish_run(engine, report, message)
+                with signals_held():  # a second Ctrl-C must not leave the run `running`
+                    load.finish_run(engine, report, message)
     except EtlError:
         raise
     except Exception as exc:
@@ -169,7 +179,9 @@ class _Run:
             load.sync_tasks(connection, self.taxonomy.tasks)
             self.start_memory(connection)
         with ExitStack() as stack:
-            self.pool = TransformPool(stack, self.options.workers, self.taxonomy, self.venues)
+            self.pool = TransformPool(
+                stack, self.options.workers, self.taxonomy, self.venues, self.options.limits
+            )
             held = [path for path in files if not self._add(self.load_source(path, wait=False))]
             for path in held:  # another loader had them: wait for it (most are then unchanged)
                 self._add(self.load_source(path, wait=True))
@@ -279,12 +291,18 @@ class _Run:
             loader.close()
 
     def _batches(self, source: SourceFile) -> Iterator[list[extract.Item]]:
-        """Records in bounded batches, timing the extraction (JSON Lines are parsed with the
-        transform, in the workers)."""
+        """Records in batches bounded in records and characters, timing the extraction (JSON
+        Lines are parsed with the transform, in the workers)."""
         records = extract.read_items(source)
         while True:
             with self.timed("extract"):
-                batch = list(islice(records, self.options.batch_size))
+                batch: list[extract.Item] = []
+                size = 0
+                for item in islice(records, self.options.batch_size):
+                    batch.append(item)
+                    size += extract.item_size(item)
+                    if size > BATCH_CHARS:
+                        break
             if not batch:
                 return
             yield batch
@@ -316,7 +334,7 @@ class _Run:
 
 def _fingerprint(taxonomy: Taxonomy, venues: extract.VenueTable, options: RunOptions) -> str:
     """What besides a file's bytes decides its papers: transform version, taxonomy and its
-    tagger, venue spellings, overrides."""
+    tagger, venue spellings, overrides, limits."""
     spellings = sorted(venues.names.items())
     tagger = taxonomy.tagger.digest if taxonomy.tagger else "rules"
     decided_by = repr(
@@ -330,6 +348,8 @@ def _fingerprint(taxonomy: Taxonomy, venues: extract.VenueTable, options: RunOpt
             options.year,
         )
     )
+    if options.limits != extract.limits.DEFAULT:  # which records are rejected
+        decided_by += repr(options.limits)
     return hashlib.sha256(decided_by.encode("utf-8")).hexdigest()[:24]
 
 

@@ -7,6 +7,7 @@ import sqlite3
 import time
 from dataclasses import dataclass
 from functools import cache
+from itertools import islice
 from typing import Any
 
 from sqlalchemy import Connection, Engine, text
@@ -51,10 +52,58 @@ READING_PRAGMAS = frozenset(
 
 @dataclass(frozen=True)
 class Rows:
-    """A result: column names and rows of plain values."""
+    """A result: column names and rows of plain values (and why it was cut short, if it was)."""
 
     columns: tuple[str, ...]
     rows: tuple[tuple[Any, ...], ...]
+    cut: str | None = None
+
+
+# What `etl query` prints at most, unless told otherwise (--max-rows, --max-bytes; 0: no bound).
+MAX_ROWS = 10_000
+MAX_BYTES = 64 * 2**20
+FETCH = 200  # rows fetched at a time
+
+
+@dataclass(frozen=True)
+class Bound:
+    """How much of a result `etl query` reads: rows and bytes (0: unbounded)."""
+
+    rows: int = MAX_ROWS
+    bytes: int = MAX_BYTES
+
+
+class _Fetcher:
+    """A stream of rows with `fetchmany`, as `_bounded` reads them."""
+
+    def __init__(self, first: Any, rest: Any) -> None:
+        self.first, self.rest = first, rest
+
+    def fetchmany(self, size: int) -> list[Any]:
+        rows = [] if self.first is None else [self.first]
+        self.first = None
+        rows.extend(islice(self.rest, size - len(rows)))
+        return rows
+
+
+def _bounded(cursor: Any, bound: Bound) -> tuple[tuple[tuple[Any, ...], ...], str | None]:
+    """Rows fetched a few at a time until the result or the bound ends; why it was cut."""
+    rows: list[tuple[Any, ...]] = []
+    size = 0
+    while batch := cursor.fetchmany(FETCH):
+        for row in batch:
+            size += sum(len(v) if isinstance(v, str | bytes) else 8 for v in row)
+            if bound.bytes and size > bound.bytes:
+                return tuple(rows), (
+                    f"output cut after {len(rows):,} rows: the next would pass {bound.bytes:,} "
+                    "bytes (--max-bytes; 0 for no bound)"
+                )
+            if bound.rows and len(rows) == bound.rows:
+                return tuple(rows), (
+                    f"output cut at {bound.rows:,} rows (--max-rows; 0 for no bound)"
+                )
+            rows.append(tuple(row))
+    return tuple(rows), None
 
 
 def open_reader(url: str) -> Engine:
@@ -108,16 +157,23 @@ def _search_sql(dialect: str) -> str:
 
 
 def run_query(
-    engine: Engine, sql: str, *, timeout: float = DEFAULT_TIMEOUT, allow_superuser: bool = False
+    engine: Engine,
+    sql: str,
+    *,
+    timeout: float = DEFAULT_TIMEOUT,
+    allow_superuser: bool = False,
+    bound: Bound | None = None,
 ) -> Rows:
-    """Run one statement that reads, in a read-only transaction stopped after `timeout` s."""
+    """Run one statement that reads, in a read-only transaction stopped after `timeout` s;
+    at most `bound` of its result is read (`Rows.cut` says so)."""
     statement = sql.strip().rstrip(";").rstrip()
     dialect = engine.dialect.name
     _check_reads(statement, dialect)
     runner = _postgres_query if dialect == "postgresql" else _sqlite_query
+    bound = bound or Bound()
     with engine.connect() as connection:
         try:
-            columns, rows = runner(connection, statement, timeout, allow_superuser)
+            columns, rows, cut = runner(connection, statement, timeout, allow_superuser, bound)
         except EtlError:
             raise
         except (SQLAlchemyError, sqlite3.Error) as exc:
@@ -130,7 +186,7 @@ def run_query(
             _rollback(connection)
     if columns is None:
         raise QueryError("the statement returns no rows; `etl query` only reads")
-    return Rows(columns, rows)
+    return Rows(columns, rows, cut)
 
 
 def _check_reads(statement: str, dialect: str) -> None:
@@ -149,11 +205,11 @@ def _check_reads(statement: str, dialect: str) -> None:
         raise QueryError("`etl query` only reads: EXPLAIN ANALYZE runs the statement; use EXPLAIN")
 
 
-Result = tuple[tuple[str, ...] | None, tuple[tuple[Any, ...], ...]]
+Result = tuple[tuple[str, ...] | None, tuple[tuple[Any, ...], ...], str | None]
 
 
 def _postgres_query(
-    connection: Connection, statement: str, timeout: float, allow_superuser: bool
+    connection: Connection, statement: str, timeout: float, allow_superuser: bool, bound: Bound
 ) -> Result:
     """A read-only transaction with a statement timeout; the statement sent as a prepared
     statement (the extended protocol), which the server refuses to hold two statements."""
@@ -178,17 +234,24 @@ def _postgres_query(
     )
     cursor: Any = connection.connection.cursor()
     try:
-        cursor.execute(statement, prepare=True)
-        if cursor.description is None:
-            return None, ()
-        columns = tuple(column.name for column in cursor.description)
-        return columns, tuple(tuple(row) for row in cursor.fetchall())
+        # Rows arrive one at a time (single-row mode, one statement only), so the bound
+        # limits what the client holds; leaving the stream early cancels the rest.
+        stream = cursor.stream(statement)
+        try:
+            first = next(stream, None)
+            if cursor.description is None:
+                return None, (), None
+            columns = tuple(column.name for column in cursor.description)
+            rows = _Fetcher(first, stream) if first is not None else _Fetcher(None, iter(()))
+            return (columns, *_bounded(rows, bound))
+        finally:
+            stream.close()
     finally:
         cursor.close()
 
 
 def _sqlite_query(
-    connection: Connection, statement: str, timeout: float, allow_superuser: bool
+    connection: Connection, statement: str, timeout: float, allow_superuser: bool, bound: Bound
 ) -> Result:
     """The file is open read-only; an authorizer also refuses ATTACH, writes and setting
     pragmas, so nothing is created on disk, and a progress handler stops it at the timeout."""
@@ -197,13 +260,24 @@ def _sqlite_query(
     deadline = time.monotonic() + timeout
     raw.set_progress_handler(lambda: int(time.monotonic() > deadline), 10_000)
     raw.set_authorizer(_sqlite_authorizer)
+    # No value larger than the output may hold is ever made (`randomblob(900000000)`).
+    length = raw.getlimit(sqlite3.SQLITE_LIMIT_LENGTH)
+    if bound.bytes:
+        raw.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, min(length, bound.bytes))
     try:
         cursor = raw.execute(statement)
         if cursor.description is None:
-            return None, ()
+            return None, (), None
         columns = tuple(str(column[0]) for column in cursor.description)
-        return columns, tuple(tuple(row) for row in cursor.fetchall())
+        return (columns, *_bounded(cursor, bound))
+    except sqlite3.DataError as exc:
+        if "too big" not in str(exc):
+            raise
+        raise QueryError(
+            f"a value of the result is over {bound.bytes:,} bytes (--max-bytes; 0 for no bound)"
+        ) from exc
     finally:
+        raw.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, length)
         raw.set_authorizer(None)
         raw.set_progress_handler(None, 0)
 

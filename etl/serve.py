@@ -186,26 +186,21 @@ def check_database(path: Path) -> None:
         )
 
 
-def _has_pending_log(path: Path) -> bool:
-    """Whether a WAL file holds pages not yet in the database (a writer or reader is open)."""
-    wal = path.with_name(path.name + "-wal")
-    return wal.exists() and wal.stat().st_size > 0
-
-
 def build_datasette(path: Path) -> Any:
     """A Datasette instance serving one database file read-only, with our metadata and plugin.
 
-    The file is opened immutable (no locks, no change detection), unless its WAL holds
-    committed pages not yet copied into it: immutable mode would not read them, so the file is
-    then opened read-only (`mode=ro`) instead. Either way nothing can be written.
+    The file is opened read-only (`mode=ro`), never immutable: immutable promises SQLite the
+    file never changes, which is false next to a load (pages then read stale or torn
+    content). Read-only, each query reads the last committed state, as any WAL reader does.
     """
     try:
         from datasette.app import Datasette
     except ImportError as exc:
         raise EtlError('etl serve needs Datasette: pip install ".[serve]"') from exc
     check_database(path)
-    files = {"files": [str(path)]} if _has_pending_log(path) else {"immutables": [str(path)]}
-    datasette = Datasette(**files, metadata=datasette_metadata(path.stem), settings=SETTINGS)
+    datasette = Datasette(
+        files=[str(path)], metadata=datasette_metadata(path.stem), settings=SETTINGS
+    )
     from datasette.plugins import pm
 
     from etl import datasette_plugin

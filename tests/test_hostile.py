@@ -461,6 +461,8 @@ def test_read_only_role_cannot_write_create_temp_objects_or_take_the_load_lock(
                 f"SELECT pg_try_advisory_xact_lock({NAMESPACE}, {LOADERS})",
                 "SELECT pg_read_file('/etc/hostname')",
                 "SELECT nextval('runs_id_seq')",
+                "SELECT pg_cancel_backend(pg_backend_pid())",
+                "SELECT pg_terminate_backend(pg_backend_pid())",
             ]:
                 with pytest.raises(DBAPIError, match="permission denied"):
                     session.execute(text(statement))

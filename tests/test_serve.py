@@ -184,3 +184,71 @@ def wait_for(url: str, timeout: float = 20.0) -> str:
             if time.monotonic() > deadline:
                 raise
             time.sleep(0.2)
+
+
+ETL_RUN = [sys.executable, "-m", "etl", "run", "-q", "--wait", "--workers", "1"]
+PAGES = (
+    "/papers/papers.json?_size=0",
+    "/papers/papers.json?_search=cache&_size=3",
+    "/papers/venue_summary.json",
+    "/papers/method_index.json?_size=3",
+    "/papers/topic_summary.json",
+    "/papers/paper_overview.json?_size=3",
+    "/papers/ranked_search.json?q=graph+cache",
+)
+
+
+def test_serve_beside_three_loads_answers_every_page_with_committed_files(
+    tmp_path: Path,
+) -> None:
+    """Next to loads into the same file, every page answers 200 and shows whole files: the
+    paper count is always a whole number of files, and the last one once they are done."""
+    from tests.corpus import write_corpus
+
+    per_file = 40
+    folders = []
+    for seed in range(4):
+        folder = tmp_path / f"in{seed}"
+        write_corpus(folder, files=3, per_file=per_file, seed=100 + seed)
+        for part in folder.iterdir():  # each load its own files (paths are sources)
+            part.rename(folder / f"s{seed}_{part.name}")
+        folders.append(folder)
+    database = tmp_path / "papers.db"
+    url = f"sqlite:///{database}"
+    load(url, folders[0])
+    loads = [
+        subprocess.Popen(
+            [*ETL_RUN, str(folder), "--db", url],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for folder in folders[1:]
+    ]
+    counts: set[int] = set()
+    statuses: list[tuple[str, int]] = []
+
+    async def browse() -> None:
+        datasette = build_datasette(database)
+        await datasette.invoke_startup()
+        while True:
+            done = all(process.poll() is not None for process in loads)
+            for page in PAGES:
+                response = await datasette.client.get(page)
+                statuses.append((page, response.status_code))
+                if page.endswith("_size=0") and response.status_code == 200:
+                    counts.add(response.json()["filtered_table_rows_count"])
+            if done:
+                return
+            await asyncio.sleep(0.2)
+
+    try:
+        asyncio.run(browse())
+    finally:
+        for process in loads:
+            process.kill()
+    for process in loads:
+        assert process.wait() == 0, process.communicate()
+    assert [s for s in statuses if s[1] != 200] == []
+    assert all(count % per_file == 0 for count in counts), sorted(counts)
+    assert max(counts) == 4 * 3 * per_file  # the last page read everything loaded

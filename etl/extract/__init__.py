@@ -10,10 +10,12 @@ pure it can run in a worker process. Venues are named canonically from the table
 
 from __future__ import annotations
 
+import stat
 from collections.abc import Iterator
 from pathlib import Path
 
 from etl.errors import SourceError
+from etl.extract import limits
 from etl.extract.files import detect_format, discover, discover_all, fingerprint, read_head
 from etl.extract.readers import (
     READERS,
@@ -32,6 +34,8 @@ __all__ = [
     "discover_all",
     "guess_venue_year",
     "identify",
+    "item_size",
+    "limits",
     "load_venues",
     "parse_item",
     "read_items",
@@ -44,7 +48,13 @@ Item = RawRecord | Reject | JsonLine
 
 def identify(path: Path, *, venue: str | None = None, year: int | None = None) -> SourceFile:
     """Fingerprint a file and work out its format, venue and year (overrides win)."""
-    mtime_ns = path.stat().st_mtime_ns
+    try:
+        status = path.stat()
+    except OSError as exc:  # gone, a link loop, no permission: this source fails, named
+        raise SourceError(str(path), f"cannot read: {exc.strerror or exc}") from exc
+    if not stat.S_ISREG(status.st_mode):  # a named pipe would block the run
+        raise SourceError(str(path), "not a regular file: not read")
+    mtime_ns = status.st_mtime_ns
     checksum, size, encoding = fingerprint(path)
     head = read_head(path, encoding)
     fmt = detect_format(path, head)
@@ -92,5 +102,21 @@ def read_items(source: SourceFile) -> Iterator[Item]:
 
 
 def parse_item(item: Item) -> RawRecord | Reject:
-    """A record or reject from what `read_items` gave (JSON Lines are parsed here)."""
-    return parse_json_line(item) if isinstance(item, JsonLine) else item
+    """A record or reject from what `read_items` gave (JSON Lines are parsed here), its text
+    free of U+0000 (which PostgreSQL cannot store) whatever reader made it."""
+    return limits.nul_free(parse_json_line(item) if isinstance(item, JsonLine) else item)
+
+
+def item_size(item: Item) -> int:
+    """About how many characters an item holds (so batches are bounded in size, not only in
+    records)."""
+    if isinstance(item, JsonLine):
+        return len(item.text)
+    if isinstance(item, Reject):
+        return len(item.raw)
+    return (
+        len(item.abstract or "")
+        + len(item.title or "")
+        + len(item.extra or "")
+        + sum(map(len, item.authors))
+    )

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import codecs
+import errno
 import glob
 import hashlib
 import io
 import os
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+import stat
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
 
@@ -35,64 +37,119 @@ def discover(paths: Sequence[str]) -> tuple[list[Path], list[Path]]:
 
 @dataclass(frozen=True)
 class Discovery:
-    """What the given paths hold: files to load, and what a folder held that is not loaded."""
+    """What the given paths hold: files to load, what a folder held that is not loaded, and
+    paths that cannot be read (each that source's failure, never the run's)."""
 
     files: list[Path]
     unsupported: list[Path]
     skipped: list[tuple[Path, str]]  # (path, why): links leaving their folder, linked folders
+    failed: list[tuple[Path, str]] = field(default_factory=list)  # (path, why): loops, denied
 
 
 def discover_all(paths: Sequence[str]) -> Discovery:
     """Expand files, folders and globs. A folder is searched without leaving it: a link to a
     file outside it, or to a folder, is skipped and listed; a link named by the user (as a
-    path or by a glob) is followed."""
-    found: list[Path] = []
-    unsupported: list[Path] = []
-    skipped: list[tuple[Path, str]] = []
+    path or by a glob) is followed. A path that cannot be read (a link loop, a folder or link
+    without permission, a named pipe or device named by the user) is listed as failed."""
+    found = Discovery([], [], [], [])
     for given in paths:
         path = Path(given)
-        if path.is_dir():
-            _walk(path, found, unsupported, skipped)
-        elif path.is_file():
-            found.append(path)
-        elif glob.has_magic(given):
+        kind, why = _kind(path)
+        if kind == "folder":
+            _walk(path, found)
+        elif kind == "file":
+            found.files.append(path)
+        elif kind == "missing" and glob.has_magic(given):
             matches = sorted(Path(m) for m in glob.glob(given, recursive=True))
-            files = [m for m in matches if m.is_file()]
+            files = [m for m in matches if _kind(m)[0] == "file"]
             if not files:
                 raise SourceError(given, "no file matches this pattern")
-            found.extend(files)
-        else:
+            found.files.extend(files)
+        elif kind == "missing":
             raise SourceError(given, "no such file or folder")
-    unique = list(dict.fromkeys(p.resolve() for p in found))
-    return Discovery(unique, unsupported, skipped)
+        else:
+            found.failed.append((path, why))
+    unique = list(dict.fromkeys(_resolved(p) for p in found.files))
+    return Discovery(unique, found.unsupported, found.skipped, found.failed)
 
 
-def _walk(
-    folder: Path, found: list[Path], unsupported: list[Path], skipped: list[tuple[Path, str]]
-) -> None:
-    """The files of a folder and its subfolders, links leaving it skipped (and listed)."""
-    root = folder.resolve()
-    for directory, subdirs, names in os.walk(folder):  # never follows linked folders
+def _kind(path: Path) -> tuple[str, str]:
+    """What a path is, following links: `file`, `folder`, `missing`, or `unreadable` with why
+    (a link loop, no permission to reach it, or not a regular file: a named pipe would block
+    the run and a device never ends)."""
+    try:
+        mode = path.stat().st_mode
+    except OSError as exc:
+        if exc.errno == errno.ENOENT and not path.is_symlink():
+            return "missing", ""
+        return "unreadable", _why(exc)
+    if stat.S_ISDIR(mode):
+        return "folder", ""
+    if stat.S_ISREG(mode):
+        return "file", ""
+    what = "a named pipe" if stat.S_ISFIFO(mode) else "a device or socket"
+    return "unreadable", f"not a regular file ({what}): not read"
+
+
+def _why(exc: OSError) -> str:
+    """Why a path cannot be followed or read, in words."""
+    if exc.errno == errno.ELOOP:
+        return "a symbolic link loop: cannot be followed"
+    if exc.errno == errno.ENOENT:
+        return "a link to no file"
+    return f"cannot be read: {exc.strerror or exc}"
+
+
+def _resolved(path: Path) -> Path:
+    """The path with links resolved (as given when it cannot be)."""
+    try:
+        return path.resolve()
+    except (OSError, RuntimeError):  # RuntimeError: a link loop
+        return path.absolute()
+
+
+def _walk(folder: Path, found: Discovery) -> None:
+    """The files of a folder and its subfolders, links leaving it skipped (and listed); links
+    that cannot be followed and folders that cannot be read fail as sources of their own."""
+    root = _resolved(folder)
+
+    def unreadable(exc: OSError) -> None:
+        reason = f"cannot read this folder: {exc.strerror or exc}"
+        found.failed.append((Path(exc.filename or folder), reason))
+
+    for directory, subdirs, names in os.walk(folder, onerror=unreadable):  # no linked folders
         here = Path(directory)
         for name in sorted(subdirs):
             if (here / name).is_symlink() and not name.startswith("."):
-                skipped.append((here / name, "a link to a folder: not followed"))
+                found.skipped.append((here / name, "a link to a folder: not followed"))
         subdirs[:] = sorted(d for d in subdirs if not (here / d).is_symlink())
         for name in sorted(names):
             child = here / name
             if name.startswith("."):
                 continue
+            kind, why = _kind(child)
             if child.is_symlink():
-                target = child.resolve()
+                if kind == "missing" or why == "a link to no file":
+                    found.skipped.append((child, "a link to no file"))
+                    continue
+                if kind == "unreadable" and not why.startswith("not a regular file"):
+                    found.failed.append((child, why))
+                    continue
+                target = _resolved(child)
                 if not target.is_relative_to(root):
-                    skipped.append((child, f"a link leaving the folder (to {target})"))
+                    found.skipped.append((child, f"a link leaving the folder (to {target})"))
                     continue
-                if not target.is_file():
-                    skipped.append((child, "a link to no file"))
+                if kind == "folder":
+                    found.skipped.append((child, "a link to a folder: not followed"))
                     continue
-            elif not child.is_file():
-                continue
-            (found if child.suffix.lower() in FORMATS_BY_SUFFIX else unsupported).append(child)
+            if kind == "unreadable":
+                if why.startswith("not a regular file"):
+                    found.skipped.append((child, why))
+                else:
+                    found.failed.append((child, why))
+            elif kind == "file":
+                supported = child.suffix.lower() in FORMATS_BY_SUFFIX
+                (found.files if supported else found.unsupported).append(child)
 
 
 def detect_encoding(head: bytes) -> str:
@@ -190,9 +247,3 @@ def read_head(path: Path, encoding: str, chars: int = 4096) -> str:
     """The first characters of a file, for format and header detection."""
     with open_text(path, encoding) as handle:
         return handle.read(chars)
-
-
-def iter_lines(handle: TextIO) -> Iterator[tuple[int, str]]:
-    """Numbered lines (1-based) with line endings removed."""
-    for number, line in enumerate(handle, start=1):
-        yield number, line.rstrip("\r\n")

@@ -5,7 +5,6 @@ from __future__ import annotations
 import csv
 import json
 import re
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, NamedTuple, TextIO
@@ -13,6 +12,7 @@ from typing import Any, NamedTuple, TextIO
 import ijson
 
 from etl.errors import SourceError
+from etl.extract import limits
 from etl.extract.fields import (
     ABSTRACT_FIELDS,
     MAX_ABSTRACT_CHARS,
@@ -20,7 +20,7 @@ from etl.extract.fields import (
     field_key,
     record_from_mapping,
 )
-from etl.extract.files import iter_lines, open_text
+from etl.extract.files import open_text
 from etl.extract.venues import venue_in_name
 from etl.models import RawRecord, Reject, SourceFile
 
@@ -91,42 +91,57 @@ def is_header(line: str) -> bool:
 def read_text_list(source: SourceFile, encoding: str) -> Iterator[Record]:
     """Abstracts separated by blank lines, after an optional header line naming venue and year."""
     with open_text(Path(source.path), encoding) as handle:
-        block: list[str] = []
-        start = 0
+        block = _Block()
         seen_content = False
-        for number, line in iter_lines(handle):
+        for number, line in limits.lines(handle):
+            if isinstance(line, limits.OverLimit):
+                yield Reject(source.path, number, line.reason, line.raw)
+                continue
             text = line.strip()
             if not seen_content and text:
                 seen_content = True
                 if is_header(text):
                     continue
             if text:
-                if not block:
-                    start = number
-                block.append(text)
-            elif block:
-                yield _text_record(source, start, block)
-                block = []
-        if block:
-            yield _text_record(source, start, block)
+                block.add(number, text)
+            elif block.lines:
+                yield _text_record(source, block)
+                block = _Block()
+        if block.lines:
+            yield _text_record(source, block)
 
 
-def _text_record(source: SourceFile, position: int, lines: list[str]) -> Record:
+class _Block:
+    """The lines of one abstract, kept only up to the abstract limit (the rest is counted)."""
+
+    def __init__(self) -> None:
+        self.start = 0
+        self.lines: list[str] = []
+        self.size = -1  # characters joined with spaces
+
+    def add(self, number: int, text: str) -> None:
+        if not self.lines:
+            self.start = number
+        self.size += len(text) + 1
+        if self.size - len(text) <= MAX_ABSTRACT_CHARS:
+            self.lines.append(text)
+
+
+def _text_record(source: SourceFile, block: _Block) -> Record:
     """One abstract from the text list format."""
-    abstract = " ".join(lines)
-    if len(abstract) > MAX_ABSTRACT_CHARS:
+    if block.size > MAX_ABSTRACT_CHARS:
         return Reject(
             source.path,
-            position,
-            f"abstract is {len(abstract):,} characters; the limit is {MAX_ABSTRACT_CHARS:,}",
-            abstract[:10_000],
+            block.start,
+            f"abstract is {block.size:,} characters; the limit is {MAX_ABSTRACT_CHARS:,}",
+            " ".join(block.lines)[:10_000],
         )
     return RawRecord(
         source=source.path,
-        position=position,
+        position=block.start,
         venue=source.venue,
         year=source.year,
-        abstract=abstract,
+        abstract=" ".join(block.lines),
     )
 
 
@@ -138,13 +153,15 @@ class JsonLine(NamedTuple):
     text: str
 
 
-def read_json_lines(source: SourceFile, encoding: str) -> Iterator[JsonLine]:
+def read_json_lines(source: SourceFile, encoding: str) -> Iterator[JsonLine | Reject]:
     """The non-blank lines of a JSON Lines file, each with its line number, not parsed yet:
     `parse_json_line` makes each a record, or a reject when it is broken (the rest still
-    load)."""
+    load). A line past the record size limit is a reject already."""
     with open_text(Path(source.path), encoding) as handle:
-        for number, line in iter_lines(handle):
-            if line.strip():
+        for number, line in limits.lines(handle):
+            if isinstance(line, limits.OverLimit):
+                yield Reject(source.path, number, line.reason, line.raw)
+            elif line.strip():
                 yield JsonLine(source, number, line)
 
 
@@ -154,28 +171,32 @@ def parse_json_line(line: JsonLine) -> Record:
         value = json.loads(line.text)
     except json.JSONDecodeError as exc:
         reason = f"invalid JSON: {exc.msg} at column {exc.colno}"
-        return Reject(line.source.path, line.number, reason, line.text)
+        return Reject(line.source.path, line.number, reason, line.text[: limits.RAW_KEPT])
+    except RecursionError:
+        value = None
+        over: str | None = limits.depth_reason(limits.current())
+    else:
+        over = limits.check(value, line.text)
+    if over is not None:
+        return Reject(line.source.path, line.number, over, line.text[: limits.RAW_KEPT])
     return _json_record(line.source, line.number, value, json_text=line.text)
 
 
 def read_json(source: SourceFile, encoding: str) -> Iterator[Record]:
-    """A JSON array of records, or an object mapping ids (or URLs) to records, streamed."""
+    """A JSON array of records, or an object mapping ids (or URLs) to records, streamed within
+    the limits (etl.extract.limits)."""
     with open_text(Path(source.path), encoding) as handle:
-        first = handle.read(4096).lstrip()
-        handle.seek(0)
-        stream = _Utf8Bytes(handle)
         count = 0
         try:
-            if first.startswith("["):
-                for count, value in enumerate(ijson.items(stream, "item", use_float=True), 1):
-                    yield _json_record(source, count, value)
-            elif first.startswith("{"):
-                for key, value in ijson.kvitems(stream, "", use_float=True):
-                    for item in value if isinstance(value, list) else [value]:
-                        count += 1
-                        yield _json_record(source, count, item, source_id=str(key))
-            else:
-                raise SourceError(source.path, "not JSON: expected an array or an object")
+            for key, value in limits.json_records(_Utf8Bytes(handle)):
+                count += 1
+                if isinstance(value, limits.OverLimit):
+                    yield Reject(source.path, count, value.reason, value.raw)
+                else:
+                    yield _json_record(source, count, value, source_id=key)
+        except limits.LimitError as exc:
+            after = f" (after record {count})" if count else ""
+            raise SourceError(source.path, f"{exc}{after}") from exc
         except ijson.JSONError as exc:
             raise SourceError(
                 source.path, f"JSON does not parse after record {count}: {exc}"
@@ -223,13 +244,13 @@ def _json_record(
 
 def read_csv(source: SourceFile, encoding: str) -> Iterator[Record]:
     """CSV (or TSV) with a header row naming at least a title or an abstract column."""
-    csv.field_size_limit(min(sys.maxsize, 2**31 - 1))
+    csv.field_size_limit(limits.current().record_size)
     path = Path(source.path)
     with open_text(path, encoding) as handle:
         sample = handle.read(65536)
         handle.seek(0)
         delimiter = "\t" if path.suffix.lower() == ".tsv" else _sniff_delimiter(sample)
-        reader = csv.DictReader(handle, delimiter=delimiter)
+        reader = csv.DictReader(_CsvLines(handle, source.path), delimiter=delimiter)
         columns = reader.fieldnames or []
         keys = {field_key(c) for c in columns}
         if not keys & set(TITLE_FIELDS + ABSTRACT_FIELDS):
@@ -239,16 +260,22 @@ def read_csv(source: SourceFile, encoding: str) -> Iterator[Record]:
                 f"CSV needs a title or abstract column; found columns: {shown}",
                 line=1,
             )
-        suspicious = _stray_line_breaks(handle, delimiter)
+        suspicious = _stray_line_breaks(_CsvLines(handle, source.path), delimiter)
         handle.seek(0)
-        reader = csv.DictReader(handle, delimiter=delimiter)
+        rows = _CsvLines(handle, source.path)
+        reader = csv.DictReader(rows, delimiter=delimiter)
         line = 1
         try:
             for row in reader:
+                yield from rows.long_lines()
                 position = line + 1
                 lines = reader.line_num - line
                 line = reader.line_num
                 raw = json.dumps(row, ensure_ascii=False)
+                tainted = rows.next_row()
+                if tainted is not None:
+                    yield Reject(source.path, position, tainted, raw[: limits.RAW_KEPT])
+                    continue
                 if lines > 1 and suspicious:
                     yield Reject(
                         source.path,
@@ -260,6 +287,10 @@ def read_csv(source: SourceFile, encoding: str) -> Iterator[Record]:
                     continue
                 if None in row:  # more cells than header columns
                     row = {k: v for k, v in row.items() if k is not None}
+                too_long = _longest_cell(row)
+                if too_long is not None:
+                    yield Reject(source.path, position, too_long, raw[: limits.RAW_KEPT])
+                    continue
                 yield record_from_mapping(
                     row,
                     source=source.path,
@@ -270,10 +301,72 @@ def read_csv(source: SourceFile, encoding: str) -> Iterator[Record]:
                     venue_given=source.venue_given,
                     year_given=source.year_given,
                 )
+            yield from rows.long_lines()
+        except limits.LimitError as exc:
+            raise SourceError(source.path, str(exc), line=reader.line_num + 1) from exc
         except csv.Error as exc:
+            problem = str(exc)
+            if "field larger than field limit" in problem:
+                problem = limits.size_reason(
+                    limits.current().record_size + 1, limits.current().record_size
+                )
             raise SourceError(
-                source.path, f"CSV does not parse: {exc}", line=reader.line_num
+                source.path, f"CSV does not parse: {problem}", line=reader.line_num
             ) from exc
+
+
+class _CsvLines:
+    """A CSV file's lines for the csv module, each with its ending, bounded: a line longer
+    than a record is given as an empty line and becomes a reject of its own (and of the row
+    it was inside, if any); a row whose lines together run past a record fails the file."""
+
+    def __init__(self, handle: TextIO, path: str) -> None:
+        self.lines = limits.lines(handle, keep_ends=True)
+        self.path = path
+        self.limit = limits.current().record_size
+        self.long: list[tuple[int, limits.OverLimit]] = []  # not reported yet
+        self.started = False  # a line of the current row was read
+        self.tainted: str | None = None  # why the current row lost a line
+        self.size = 0
+
+    def __iter__(self) -> _CsvLines:
+        return self
+
+    def __next__(self) -> str:
+        number, line = next(self.lines)
+        if isinstance(line, limits.OverLimit):
+            if self.started:  # inside a row: the row is rejected, for this reason
+                self.tainted = line.reason
+            else:
+                self.long.append((number, line))
+            return "\n"
+        self.started = self.started or bool(line.strip())
+        self.size += len(line)
+        if self.size > self.limit:
+            reason = limits.size_reason(self.size, self.limit)
+            raise limits.LimitError(f"a row over several lines: {reason}")
+        return line
+
+    def long_lines(self) -> Iterator[Reject]:
+        """Rejects for the long lines read so far."""
+        for number, over in self.long:
+            yield Reject(self.path, number, over.reason, over.raw)
+        self.long = []
+
+    def next_row(self) -> str | None:
+        """Start counting the next row; why the row just read lost a line, if it did."""
+        tainted, self.tainted = self.tainted, None
+        self.started, self.size = False, 0
+        return tainted
+
+
+def _longest_cell(row: dict[str, Any]) -> str | None:
+    """Why a row has a cell past the field size limit, or None."""
+    limit = limits.current().field_size
+    for name, value in row.items():
+        if isinstance(value, str) and len(value) > limit:
+            return limits.field_reason(name, len(value), limits.current())
+    return None
 
 
 # A file whose records span several lines this rarely (share of records) does not use line
@@ -281,17 +374,18 @@ def read_csv(source: SourceFile, encoding: str) -> Iterator[Record]:
 STRAY_LINE_BREAK_SHARE = 0.1
 
 
-def _stray_line_breaks(handle: TextIO, delimiter: str) -> bool:
+def _stray_line_breaks(lines: _CsvLines, delimiter: str) -> bool:
     """Whether records over several lines are rare in this CSV (a first pass, rows not kept)."""
-    reader = csv.reader(handle, delimiter=delimiter)
+    reader = csv.reader(lines, delimiter=delimiter)
     records = multi_line = 0
     line = 0
     try:
         for _ in reader:
+            lines.next_row()
             records += 1
             multi_line += reader.line_num - line > 1
             line = reader.line_num
-    except csv.Error:
+    except (csv.Error, limits.LimitError):
         return False  # the reading pass reports it, with its line
     return 0 < multi_line <= STRAY_LINE_BREAK_SHARE * records
 

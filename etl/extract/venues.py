@@ -13,6 +13,7 @@ from importlib import resources
 from pathlib import Path
 
 from etl.errors import VenueTableError
+from etl.wordlists import line_of, term_problem
 
 YEAR_RE = re.compile(r"(?<!\d)(19[5-9]\d|20\d{2})(?!\d)")
 # Words of a name: runs of letters or of digits (`nips2018` -> nips, 2018; `3DV` -> 3, dv).
@@ -60,8 +61,13 @@ def _add(names: dict[str, str], text: str, where: str) -> None:
                 f"{where}: venue {number} needs a `name` and a list of `spellings`"
             )
         for spelling in (name, *spellings):
-            if isinstance(spelling, str) and venue_key(spelling):
-                names[venue_key(spelling)] = name
+            if not isinstance(spelling, str):
+                raise VenueTableError(f"{where}: venue {name!r}: spellings must be strings")
+            reason = term_problem(spelling)
+            if reason is not None:
+                at = line_of(text, spelling)
+                raise VenueTableError(f"{where}{at}: venue {name!r}: spelling {reason}")
+            names[venue_key(spelling)] = name
 
 
 _table: VenueTable | None = None

@@ -30,6 +30,7 @@ from etl.transform.terms import (
     plural_forms,
     term_matches,
 )
+from etl.wordlists import line_of, term_problem
 
 __all__ = [
     "Taxonomy",
@@ -122,7 +123,7 @@ def _read_taxonomy(path: str | Path | None) -> Taxonomy:
         raise TaxonomyError(f"{where}: cannot read: {exc.strerror or exc}") from exc
     except UnicodeDecodeError as exc:
         raise TaxonomyError(f"{where}: not UTF-8 text: {exc.reason}") from exc
-    return _built([_parse(text, where)], where)
+    return _built([_parse(text, where)], where, text)
 
 
 @cache
@@ -135,11 +136,12 @@ def _packaged() -> Taxonomy:
     return _built(documents, "default taxonomy")
 
 
-def _built(documents: list[dict[str, Any]], where: str) -> Taxonomy:
-    """One taxonomy from the [[topic]] and [[task]] tables of its documents."""
+def _built(documents: list[dict[str, Any]], where: str, text: str = "") -> Taxonomy:
+    """One taxonomy from the [[topic]] and [[task]] tables of its documents (`text`: the
+    file's, to name the line of a bad term)."""
     topics = [entry for document in documents for entry in document.get("topic", [])]
     tasks = [entry for document in documents for entry in document.get("task", [])]
-    return build_taxonomy(topics or None, where, tasks)
+    return build_taxonomy(topics or None, where, tasks, text)
 
 
 def _parse(text: str, where: str) -> dict[str, Any]:
@@ -150,7 +152,9 @@ def _parse(text: str, where: str) -> dict[str, Any]:
         raise TaxonomyError(f"{where}: not valid TOML: {exc}") from exc
 
 
-def build_taxonomy(entries: object, where: str = "taxonomy", tasks: object = ()) -> Taxonomy:
+def build_taxonomy(
+    entries: object, where: str = "taxonomy", tasks: object = (), text: str = ""
+) -> Taxonomy:
     """Validate `[[topic]]` and `[[task]]` entries and index their terms."""
     if not isinstance(entries, list) or not entries:
         raise TaxonomyError(f"{where}: no [[topic]] entries")
@@ -160,12 +164,12 @@ def build_taxonomy(entries: object, where: str = "taxonomy", tasks: object = ())
         if not isinstance(entry, dict) or not entry.get("slug") or not entry.get("name"):
             raise TaxonomyError(f"{where}: topic #{number} needs a slug and a name")
         slug = entry["slug"]
-        terms = _terms(entry, f"{where}: topic {slug!r}")
+        terms = _terms(entry, f"{where}: topic {slug!r}", text=text)
         parent = entry.get("parent")
         if parent is not None and not isinstance(parent, str):
             raise TaxonomyError(f"{where}: topic {slug!r}: parent must be a slug")
         topics.append(Topic(str(slug), str(entry["name"]), parent, terms))
-        excluded.extend(_terms(entry, f"{where}: topic {slug!r}", "not"))
+        excluded.extend(_terms(entry, f"{where}: topic {slug!r}", "not", text))
     slugs = [t.slug for t in topics]
     if len(set(slugs)) != len(slugs):
         duplicate = next(s for s in slugs if slugs.count(s) > 1)
@@ -174,7 +178,7 @@ def build_taxonomy(entries: object, where: str = "taxonomy", tasks: object = ())
         if topic.parent is not None and topic.parent not in slugs:
             message = f"topic {topic.slug!r} has unknown parent {topic.parent!r}"
             raise TaxonomyError(f"{where}: {message}")
-    task_list = _tasks(tasks, set(slugs), where)
+    task_list = _tasks(tasks, set(slugs), where, text)
     return Taxonomy(
         tuple(topics),
         build_index([*((t.slug, t.terms) for t in topics), ("", excluded)]),
@@ -206,16 +210,23 @@ def _with_doers(names: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(varied))
 
 
-def _terms(entry: dict[str, Any], where: str, field: str = "terms") -> tuple[str, ...]:
+def _terms(
+    entry: dict[str, Any], where: str, field: str = "terms", text: str = ""
+) -> tuple[str, ...]:
     """An entry's `terms` (or `not`: phrases that contain a term but do not signal it),
-    checked to be a list of strings."""
+    checked to be a list of strings each of which can match something worth matching."""
     terms = entry.get(field, [])
     if not isinstance(terms, list) or not all(isinstance(t, str) for t in terms):
         raise TaxonomyError(f"{where}: {field} must be a list of strings")
+    for term in terms:
+        reason = term_problem(term)
+        if reason is not None:
+            path, _, what = where.partition(": ")
+            raise TaxonomyError(f"{path}{line_of(text, term)}: {what}: term {reason}")
     return tuple(terms)
 
 
-def _tasks(entries: object, slugs: set[str], where: str) -> tuple[Task, ...]:
+def _tasks(entries: object, slugs: set[str], where: str, text: str = "") -> tuple[Task, ...]:
     """Validate `[[task]]` entries: a name, a known topic slug, optional terms."""
     if not isinstance(entries, (list, tuple)):
         raise TaxonomyError(f"{where}: [[task]] entries must be tables")
@@ -232,7 +243,8 @@ def _tasks(entries: object, slugs: set[str], where: str) -> tuple[Task, ...]:
         if topic not in slugs:
             raise TaxonomyError(f"{where}: task {name!r} has unknown topic {topic!r}")
         here = f"{where}: task {name!r}"
-        tasks.append(Task(name, str(topic), _terms(entry, here), _terms(entry, here, "datasets")))
+        terms = _terms(entry, here, text=text)
+        tasks.append(Task(name, str(topic), terms, _terms(entry, here, "datasets", text)))
     return tuple(tasks)
 
 
