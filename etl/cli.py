@@ -163,6 +163,13 @@ def main(debug: bool) -> None:
     help="Load only shard I of N of the sorted files (loaders sharing a corpus each take "
     "one; give them all the same paths).",
 )
+@click.option(
+    "--source-format",
+    metavar="NAME",
+    help="The shape of every file, for files whose content is ambiguous: text, json, jsonl, "
+    "csv, arxiv, openalex, openreview, semantic-scholar, crossref, dblp, bibtex, pwc-papers, "
+    "pwc-links (default: from each file's content).",
+)
 @click.option("--quiet", "-q", is_flag=True, help="No progress display.")
 @handle_errors
 def run_command(
@@ -176,6 +183,7 @@ def run_command(
     workers: int,
     wait: bool,
     shard: tuple[int, int] | None,
+    source_format: str | None,
     quiet: bool,
 ) -> None:
     """Load paper lists into the database.
@@ -201,6 +209,7 @@ def run_command(
         workers=workers,
         wait=wait,
         shard=shard,
+        source_format=source_format,
     )
     show = not quiet and err.is_terminal
     with Progress(
