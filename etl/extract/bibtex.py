@@ -76,8 +76,11 @@ def read_bibtex(source: SourceFile, encoding: str) -> Iterator[RawRecord | Rejec
 def _error(block: ParsingFailedBlock) -> str:
     """A failed block's reason on one line."""
     error = getattr(block, "error", None)
-    message = str(error) if error else type(block).__name__
-    return " ".join(message.split()) or "a syntax error"
+    if error is None:
+        return type(block).__name__
+    if type(error).__name__ == "BlockAbortedException":
+        return "the entry does not close before the next entry starts"
+    return " ".join(str(error).split()) or type(error).__name__
 
 
 def _batches(source: SourceFile, encoding: str) -> Iterator[tuple[int, str]]:

@@ -11,7 +11,7 @@ from datetime import UTC, datetime
 from functools import lru_cache
 from typing import Any
 
-from etl.extract.fields import MAX_ABSTRACT_CHARS, MAX_TITLE_CHARS
+from etl.extract.fields import CODE_HOST_HINTS, MAX_ABSTRACT_CHARS, MAX_TITLE_CHARS
 from etl.extract.venues import parse_venue, venue_in_name
 from etl.models import RawRecord, Reject, SourceFile
 
@@ -44,7 +44,8 @@ def build(
     """A RawRecord of a source's mapped fields, or a Reject saying what is wrong with them.
 
     The record's own venue and year beat the file's (its header or name), unless the user
-    gave them (`--venue`, `--year`).
+    gave them (`--venue`, `--year`). Unmapped text fields that name a code host (a BibTeX
+    `note` with `github.com/...`) are searched for repositories too.
     """
     if not title and not abstract:
         return Reject(
@@ -58,6 +59,11 @@ def build(
             reason = f"{name} is {len(value):,} characters; the limit is {limit:,}"
             return Reject(source.path, position, reason, _raw(raw)[:10_000])
     kept = {k: v for k, v in (extra or {}).items() if v not in (None, "", [], {})}
+    mentions = tuple(
+        (name, value)
+        for name, value in kept.items()
+        if isinstance(value, str) and any(hint in value.lower() for hint in CODE_HOST_HINTS)
+    )
     return RawRecord(
         source=source.path,
         position=position,
@@ -71,6 +77,7 @@ def build(
         status=status or None,
         extra=json.dumps(kept, ensure_ascii=False, default=str) if kept else None,
         author_links=author_links,
+        code_mentions=mentions,
         ids=tuple(dict.fromkeys((kind, value) for kind, value in ids if value)),
         listed=tuple(listed),
     )
