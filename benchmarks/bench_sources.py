@@ -1,10 +1,10 @@
 """Load a generated, compressed arXiv-snapshot file and report etl's peak memory.
 
-    python benchmarks/bench_sources.py N [--workers W] [--out DIR]
+    python benchmarks/bench_sources.py N [--workers W] [--out DIR] [--abstract-chars C]
 
 Writes N made-up records in the arXiv metadata snapshot's shape (one JSON object a line:
 `id`, `title`, `abstract`, `authors_parsed`, `versions`, `categories` ...) to
-DIR/arxiv-N.jsonl.gz, streaming (memory flat in N), then runs `etl run` on it under
+DIR/arxiv-N-C.jsonl.gz, streaming (memory flat in N), then runs `etl run` on it under
 `/usr/bin/time -v` and prints the file's size, the wall time and the peak resident memory of
 the main process (workers are separate processes; `time -v` reports the largest single
 process). Abstracts come from benchmarks/generate.py's records.
@@ -22,11 +22,12 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from generate import Generator  # noqa: E402  (benchmarks/ is not a package)
+from generate import Generator
 
 
-def write_snapshot(count: int, path: Path) -> None:
-    """N arXiv-shaped records, gzip-compressed, one a line."""
+def write_snapshot(count: int, path: Path, abstract_chars: int) -> None:
+    """N arXiv-shaped records, gzip-compressed, one a line (abstracts cut at a word before
+    `abstract_chars`, 0 for whole)."""
     with gzip.open(path, "wt", encoding="utf-8", compresslevel=6) as out:
         for number, record in enumerate(Generator(7, max(count, 1)).records(count), 1):
             names = [a.split(" ", 1) for a in record.authors] or [["Ada", "Lovelace"]]
@@ -44,7 +45,7 @@ def write_snapshot(count: int, path: Path) -> None:
                         "report-no": None,
                         "categories": "cs.LG stat.ML",
                         "license": None,
-                        "abstract": record.abstract,
+                        "abstract": _cut(record.abstract, abstract_chars),
                         "versions": [{"version": "v1", "created": "Mon, 2 Apr 2024 19:18:42 GMT"}],
                         "update_date": "2024-04-02",
                         "authors_parsed": [[n[-1], n[0], ""] for n in names],
@@ -54,18 +55,29 @@ def write_snapshot(count: int, path: Path) -> None:
             )
 
 
+def _cut(text: str, limit: int) -> str:
+    """The text cut at the last word before `limit` characters (whole for 0)."""
+    return text if not limit or len(text) <= limit else text[:limit].rsplit(" ", 1)[0] + "."
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("n", type=int)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--out", type=Path, default=None)
+    parser.add_argument(
+        "--abstract-chars",
+        type=int,
+        default=0,
+        help="cut abstracts to this length (the load's time is the transform's, per character)",
+    )
     args = parser.parse_args()
     folder = args.out or Path(tempfile.mkdtemp(prefix="bench-sources-"))
     folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"arxiv-{args.n}.jsonl.gz"
+    path = folder / f"arxiv-{args.n}-{args.abstract_chars}.jsonl.gz"
     if not path.exists():
-        write_snapshot(args.n, path)
-    database = folder / f"arxiv-{args.n}.db"
+        write_snapshot(args.n, path, args.abstract_chars)
+    database = path.with_suffix("").with_suffix(".db")
     database.unlink(missing_ok=True)
     etl = Path(sys.executable).parent / "etl"
     command = ["/usr/bin/time", "-v", str(etl), "run", str(path)]

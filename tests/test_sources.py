@@ -447,3 +447,20 @@ def test_bib_keys_match_first_authors_in_either_order_and_years_one_apart() -> N
     assert not one & set(bib_keys(title, ["Wei Zhang"], 2022))  # two years apart
     assert not one & set(bib_keys(title, ["Ada Lovelace"], 2020))
     assert bib_keys(title, ["Anonymous"], 2020) == [] and bib_keys(title, ["A"], None) == []
+
+
+def test_a_zip_archive_loads_each_member_and_a_rerun_skips_them(tmp_path: Path) -> None:
+    archive = tmp_path / "dump.zip"
+    with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as handle:
+        handle.write(FIXTURES / "arxiv.jsonl", "arxiv.jsonl")
+        handle.writestr("dblp.xml.xz", lzma.compress((FIXTURES / "dblp.xml").read_bytes()))
+    options = RunOptions(paths=(str(archive),), database_url=f"sqlite:///{tmp_path}/p.db")
+    first = run(options)
+    assert sorted((Path(s.path).name, s.status, s.records) for s in first.sources) == [
+        ("arxiv.jsonl", "loaded", 2),
+        ("dblp.xml.xz", "loaded", 4),
+    ]
+    stored = fetch(tmp_path / "p.db", "SELECT path, format FROM sources ORDER BY path")
+    assert stored == [(f"{archive}!/arxiv.jsonl", "arxiv"), (f"{archive}!/dblp.xml.xz", "dblp")]
+    again = run(options)
+    assert {s.status for s in again.sources} == {"unchanged"}

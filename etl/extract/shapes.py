@@ -177,7 +177,7 @@ def classify(keys: set[str], values: dict[str, str], prefix: str = "") -> str | 
         return "openreview"
     if keys & {"paperId", "externalIds", "externalids", "corpusid", "corpusId"}:
         return "semantic-scholar"
-    if "DOI" in keys and keys & {"container-title", "issued", "published", "URL", "author"}:
+    if "DOI" in keys and keys & {"container-title", "issued", "published", "published-print"}:
         return "crossref"
     if "paper_url" in keys and "repo_url" in keys:
         return "pwc-links"
