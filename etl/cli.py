@@ -215,6 +215,13 @@ def main(debug: bool) -> None:
     show_default=True,
     help="Characters one field may have; K, M, G suffixes.",
 )
+@click.option(
+    "--source-format",
+    metavar="NAME",
+    help="The shape of every file, for files whose content is ambiguous: text, json, jsonl, "
+    "csv, arxiv, openalex, openreview, semantic-scholar, crossref, dblp, bibtex, pwc-papers, "
+    "pwc-links (default: from each file's content).",
+)
 @click.option("--quiet", "-q", is_flag=True, help="No progress display.")
 @handle_errors
 def run_command(
@@ -232,6 +239,7 @@ def run_command(
     max_depth: int,
     max_record_size: int,
     max_field_size: int,
+    source_format: str | None,
     quiet: bool,
 ) -> None:
     """Load paper lists into the database.
@@ -262,6 +270,7 @@ def run_command(
         wait=wait,
         shard=shard,
         limits=Limits(max_depth, max_record_size, max_field_size),
+        source_format=source_format,
     )
     show = not quiet and err.is_terminal
     with Progress(

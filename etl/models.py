@@ -12,7 +12,7 @@ class SourceFile:
     """One input file, identified and fingerprinted before it is parsed."""
 
     path: str
-    format: str  # "text", "json", "jsonl" or "csv"
+    format: str  # its shape: "text", "json", "jsonl", "csv", "arxiv" ... (etl.extract.shapes)
     checksum: str
     size: int
     mtime_ns: int
@@ -47,6 +47,12 @@ class RawRecord:
     status: str | None = None
     source_id: str | None = None
     extra: str | None = None  # JSON text of fields the extractor does not understand
+    # Ids the source gives for the paper, as (kind, value as written): kinds `doi`, `arxiv`,
+    # `openreview`, `s2`, `s2corpus`, `openalex`, `dblp`, `pwc` (see etl.transform.ids).
+    ids: tuple[tuple[str, str], ...] = ()
+    # Tasks and methods the source itself lists for the paper (the Papers with Code
+    # archive): (kind `task` or `method`, name, JSON of what else it says, or None).
+    listed: tuple[tuple[str, str, str | None], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,6 +168,7 @@ class PaperBundle:
     content_hash: str = ""
     keys: tuple[str, ...] = ()  # identity keys (see etl.transform.ids.identity_keys)
     author_homepages: tuple[str | None, ...] = ()  # aligned with authors
+    listed: tuple[tuple[str, str, str | None], ...] = ()  # as RawRecord.listed
 
 
 # (url, host, kind, repo_owner, repo_name, found_in)
@@ -209,6 +216,7 @@ class PaperRows(NamedTuple):
     tasks: tuple[TaskValues, ...] = ()
     keys: tuple[str, ...] = ()
     author_homepages: tuple[str | None, ...] = ()
+    listed: tuple[tuple[str, str, str | None], ...] = ()  # what the source lists (RawRecord)
 
     def paper_values(self) -> tuple[object, ...]:
         """The values of the paper's own columns, id to content_hash."""
@@ -249,6 +257,7 @@ class PaperRows(NamedTuple):
             tuple((t.name, t.score, ", ".join(t.evidence)) for t in bundle.tasks),
             bundle.keys,
             bundle.author_homepages,
+            bundle.listed,
         )
 
 

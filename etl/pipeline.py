@@ -25,7 +25,7 @@ from etl.signals import signals_held
 from etl.transform import Taxonomy, load_taxonomy
 
 # Bump when the transform's output changes, so unchanged sources are re-read once.
-TRANSFORM_VERSION = "4"
+TRANSFORM_VERSION = "5"
 # Records per batch; one batch more than there are workers is in flight. Small enough to keep
 # the workers busy and memory low, large enough for set-based writes (benchmarks/HISTORY.md).
 BATCH_SIZE = 500
@@ -58,6 +58,7 @@ class RunOptions:
     shard: tuple[int, int] | None = None  # (I, N): this loader takes files I, I+N, ... (1-based)
     remember_writes: bool = True  # False: the writer reads everything back (tests compare both)
     limits: extract.limits.Limits = extract.limits.DEFAULT  # what one record may cost
+    source_format: str | None = None  # the shape of every file (etl.extract.FORMATS), not guessed
 
 
 def default_paths() -> tuple[str, ...]:
@@ -72,6 +73,9 @@ def run(options: RunOptions, progress: ProgressCallback | None = None) -> RunRep
     (etl.failures), and the run is recorded as failed with that message.
     """
     started = time.perf_counter()
+    if options.source_format is not None and options.source_format not in extract.FORMATS:
+        names = ", ".join(extract.FORMATS)
+        raise EtlError(f"unknown --source-format {options.source_format!r}; one of: {names}")
     url = resolve_database_url(options.database_url)
     taxonomy = load_taxonomy(options.taxonomy, options.tagger)
     venues = extract.load_venues(options.venues)
@@ -258,7 +262,10 @@ class _Run:
                     return SourceReport(str(path), state.format, "unchanged")
                 with self.timed("extract"):
                     source = extract.identify(
-                        path, venue=self.options.venue, year=self.options.year
+                        path,
+                        venue=self.options.venue,
+                        year=self.options.year,
+                        source_format=self.options.source_format,
                     )
                 known = (state.checksum, state.fingerprint) if state else None
                 if not fresh and known == (source.checksum, self.fingerprint):
@@ -334,7 +341,7 @@ class _Run:
 
 def _fingerprint(taxonomy: Taxonomy, venues: extract.VenueTable, options: RunOptions) -> str:
     """What besides a file's bytes decides its papers: transform version, taxonomy and its
-    tagger, venue spellings, overrides, limits."""
+    tagger, venue spellings, overrides (venue, year, source format), limits."""
     spellings = sorted(venues.names.items())
     tagger = taxonomy.tagger.digest if taxonomy.tagger else "rules"
     decided_by = repr(
@@ -347,6 +354,7 @@ def _fingerprint(taxonomy: Taxonomy, venues: extract.VenueTable, options: RunOpt
             options.venue,
             options.year,
         )
+        + ((options.source_format,) if options.source_format else ())
     )
     if options.limits != extract.limits.DEFAULT:  # which records are rejected
         decided_by += repr(options.limits)
@@ -356,7 +364,7 @@ def _fingerprint(taxonomy: Taxonomy, venues: extract.VenueTable, options: RunOpt
 def _looks_unchanged(path: Path, state: load.SourceState, fingerprint: str) -> bool:
     """Same size, modification time and fingerprint as last loaded: no need to read it."""
     try:
-        stat = path.stat()
+        stat = extract.container_stat(str(path))  # a zip member's archive
     except OSError:
         return False
     return (state.fingerprint, state.size, state.mtime_ns) == (

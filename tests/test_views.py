@@ -52,13 +52,13 @@ def test_contract_views_exist_with_their_columns(seeded_url: str) -> None:
         engine.dispose()
 
 
-def test_tasks_are_the_last_column_of_paper_overview(seeded_url: str) -> None:
+def test_new_columns_of_paper_overview_come_last(seeded_url: str) -> None:
     engine = create_engine(seeded_url)
     try:
         columns = [c["name"] for c in inspect(engine).get_columns("paper_overview")]
     finally:
         engine.dispose()
-    assert columns[-1] == "tasks"
+    assert columns[-3:] == ["tasks", "listed_tasks", "listed_methods"]
 
 
 def test_papers_with_code_lists_ten_papers_with_clean_github_urls(seeded_url: str) -> None:

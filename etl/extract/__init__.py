@@ -11,12 +11,13 @@ pure it can run in a worker process. Venues are named canonically from the table
 from __future__ import annotations
 
 import stat
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from etl.errors import SourceError
-from etl.extract import limits
-from etl.extract.files import detect_format, discover, discover_all, fingerprint, read_head
+from etl.extract import bibtex, dblp, json_shapes, limits, pwc
+from etl.extract.compressed import container_stat, is_tar
+from etl.extract.files import discover, discover_all, fingerprint, read_head, read_head_bytes
 from etl.extract.readers import (
     READERS,
     JsonLine,
@@ -24,12 +25,15 @@ from etl.extract.readers import (
     is_header,
     parse_json_line,
 )
+from etl.extract.shapes import FORMATS, JSON_SHAPES, SNIFF_BYTES, detect_shape, expected
 from etl.extract.venues import VenueTable, load_venues, use_venues, venue_in_name
 from etl.models import RawRecord, Reject, SourceFile
 
 __all__ = [
+    "FORMATS",
     "Item",
     "VenueTable",
+    "container_stat",
     "discover",
     "discover_all",
     "guess_venue_year",
@@ -44,20 +48,40 @@ __all__ = [
 ]
 
 Item = RawRecord | Reject | JsonLine
+# A reader per shape: each streams a SourceFile's records (etl.extract.shapes names them).
+ALL_READERS: dict[str, Callable[[SourceFile, str], Iterator[Item]]] = {
+    **READERS,
+    **{shape: json_shapes.read_shape for shape in JSON_SHAPES},
+    "pwc-links": pwc.read_links,
+    "dblp": dblp.read_dblp,
+    "bibtex": bibtex.read_bibtex,
+}
 
 
-def identify(path: Path, *, venue: str | None = None, year: int | None = None) -> SourceFile:
-    """Fingerprint a file and work out its format, venue and year (overrides win)."""
+def identify(
+    path: Path,
+    *,
+    venue: str | None = None,
+    year: int | None = None,
+    source_format: str | None = None,
+) -> SourceFile:
+    """Fingerprint a file and work out its format (its shape: `source_format` if given, else
+    from its content), venue and year (overrides win)."""
+    if source_format is not None and source_format not in FORMATS:
+        raise SourceError(str(path), f"unknown --source-format {source_format!r}: {expected()}")
     try:
-        status = path.stat()
+        status = container_stat(str(path))
     except OSError as exc:  # gone, a link loop, no permission: this source fails, named
         raise SourceError(str(path), f"cannot read: {exc.strerror or exc}") from exc
     if not stat.S_ISREG(status.st_mode):  # a named pipe would block the run
         raise SourceError(str(path), "not a regular file: not read")
     mtime_ns = status.st_mtime_ns
     checksum, size, encoding = fingerprint(path)
+    head_bytes = read_head_bytes(path, SNIFF_BYTES)
+    if is_tar(head_bytes):
+        raise SourceError(str(path), "a tar archive: unpack it, or pack its files in a zip")
     head = read_head(path, encoding)
-    fmt = detect_format(path, head)
+    fmt = source_format or detect_shape(path, head, head_bytes)
     guessed_venue, guessed_year = None, None
     first_line = next((line.strip() for line in head.splitlines() if line.strip()), "")
     if fmt == "text":
@@ -93,7 +117,7 @@ def read_items(source: SourceFile) -> Iterator[Item]:
     """The records of a file as `read_records` gives them, except that JSON Lines are left
     unparsed (`parse_item` parses them), so that the parsing can happen in parallel."""
     count = 0
-    for item in READERS[source.format](source, source.encoding):
+    for item in ALL_READERS[source.format](source, source.encoding):
         count += 1
         yield item
     if count == 0:
@@ -104,7 +128,10 @@ def read_items(source: SourceFile) -> Iterator[Item]:
 def parse_item(item: Item) -> RawRecord | Reject:
     """A record or reject from what `read_items` gave (JSON Lines are parsed here), its text
     free of U+0000 (which PostgreSQL cannot store) whatever reader made it."""
-    return limits.nul_free(parse_json_line(item) if isinstance(item, JsonLine) else item)
+    if isinstance(item, JsonLine):
+        shaped = item.source.format in JSON_SHAPES
+        item = json_shapes.parse_line(item) if shaped else parse_json_line(item)
+    return limits.nul_free(item)
 
 
 def item_size(item: Item) -> int:

@@ -8,13 +8,26 @@ import glob
 import hashlib
 import io
 import os
+import re
 import stat
-from collections.abc import Sequence
+import zipfile
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TextIO
+from typing import BinaryIO, TextIO
 
 from etl.errors import SourceError
+from etl.extract.compressed import (
+    ARCHIVE_SUFFIXES,
+    STREAM_SUFFIXES,
+    container_stat,
+    is_compressed,
+    member_location,
+    open_bytes,
+    open_validated_text,
+    split_member,
+    zip_members,
+)
 
 FORMATS_BY_SUFFIX = {
     ".txt": "text",
@@ -25,8 +38,15 @@ FORMATS_BY_SUFFIX = {
     ".ndjson": "jsonl",
     ".csv": "csv",
     ".tsv": "csv",
+    ".bib": "bibtex",
+    ".bibtex": "bibtex",
+    ".xml": "dblp",
 }
+# Files a folder search loads: the formats above, compressed or not, and zip archives.
+LOADED_SUFFIXES = frozenset(FORMATS_BY_SUFFIX) | frozenset(STREAM_SUFFIXES) | ARCHIVE_SUFFIXES
 CHUNK = 1 << 20
+# An XML declaration's encoding (DBLP's dump declares ISO-8859-1).
+XML_ENCODING_RE = re.compile(rb"""^<\?xml[^>]*?\sencoding\s*=\s*["']([A-Za-z0-9._-]+)["']""")
 
 
 def discover(paths: Sequence[str]) -> tuple[list[Path], list[Path]]:
@@ -70,7 +90,45 @@ def discover_all(paths: Sequence[str]) -> Discovery:
         else:
             found.failed.append((path, why))
     unique = list(dict.fromkeys(_resolved(p) for p in found.files))
-    return Discovery(unique, found.unsupported, found.skipped, found.failed)
+    loaded: list[Path] = []
+    for path in unique:
+        if zipfile.is_zipfile(path):
+            _members(path, loaded, found.unsupported, found.skipped)
+        else:
+            loaded.append(path)
+    return Discovery(loaded, found.unsupported, found.skipped, found.failed)
+
+
+def _members(
+    archive: Path, found: list[Path], unsupported: list[Path], skipped: list[tuple[Path, str]]
+) -> None:
+    """A zip archive's members, each a source (`ARCHIVE!/MEMBER`), sorted as a folder is."""
+    try:
+        names = zip_members(archive)
+    except SourceError:
+        found.append(archive)  # it fails alone, with its reason, when it is read
+        return
+    for name in names:
+        location = member_location(archive, name)
+        member = Path(location)
+        if str(member) != location:  # `./x`, `a//b`: a path would not name it
+            skipped.append((member, f"a member name that cannot be addressed: {name!r}"))
+        elif any(part.startswith(".") for part in Path(name).parts):
+            continue  # hidden, as in a folder
+        elif content_suffix(name) in FORMATS_BY_SUFFIX:
+            found.append(member)
+        else:
+            unsupported.append(member)
+
+
+def content_suffix(location: str | Path) -> str:
+    """The suffix that names a source's content: `x.jsonl.gz` and `a.zip!/x.jsonl` hold
+    `.jsonl`."""
+    name = Path(split_member(str(location))[1] or str(location))
+    suffix = name.suffix.lower()
+    if suffix in STREAM_SUFFIXES:
+        suffix = Path(name.stem).suffix.lower()
+    return suffix
 
 
 def _kind(path: Path) -> tuple[str, str]:
@@ -148,42 +206,82 @@ def _walk(folder: Path, found: Discovery) -> None:
                 else:
                     found.failed.append((child, why))
             elif kind == "file":
-                supported = child.suffix.lower() in FORMATS_BY_SUFFIX
+                supported = child.suffix.lower() in LOADED_SUFFIXES
                 (found.files if supported else found.unsupported).append(child)
 
 
 def detect_encoding(head: bytes) -> str:
-    """The codec for a file: UTF-16 or UTF-8 when a byte-order mark says so, else strict UTF-8."""
+    """The codec for a file: UTF-16 or UTF-8 when a byte-order mark says so, the encoding an
+    XML declaration names, else strict UTF-8."""
     if head.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
         return "utf-16"
+    if match := XML_ENCODING_RE.match(head.removeprefix(codecs.BOM_UTF8)):
+        try:
+            name = codecs.lookup(match.group(1).decode("ascii")).name
+        except LookupError:
+            return "utf-8-sig"  # the XML parser names the unknown encoding
+        if name not in ("utf-8", "utf-16"):
+            return name
     return "utf-8-sig"
 
 
 def fingerprint(path: Path) -> tuple[str, int, str]:
-    """Checksum, size and encoding of a file; raise SourceError if it is not readable text."""
+    """Checksum, size and encoding of a file; raise SourceError if it is not readable text.
+
+    A file compressed as a whole is hashed as stored and its text checked while it is read,
+    so that it is decompressed once; a zip member is hashed as its content, and checked here.
+    The size is that of the file on disk (a member's archive), for the unchanged-file check.
+    """
+    location = str(path)
+    try:
+        if split_member(location)[1] is None and is_compressed(location):
+            with open(location, "rb") as handle:
+                checksum = _stored_digest(handle)
+            with open_bytes(location) as content:
+                head = content.read(CHUNK)
+            if not head:
+                raise SourceError(location, "the file is empty (once decompressed)")
+            return checksum, container_stat(location).st_size, detect_encoding(head)
+        with open_bytes(location) as handle:
+            checksum, size, encoding = _checked_digest(handle, location)
+        if split_member(location)[1] is not None:
+            size = container_stat(location).st_size
+    except OSError as exc:
+        raise SourceError(location, f"cannot read: {exc.strerror or exc}") from exc
+    return checksum, size, encoding
+
+
+def _stored_digest(handle: BinaryIO) -> str:
+    """SHA-256 of a binary stream's bytes."""
+    digest = hashlib.sha256()
+    while chunk := handle.read(CHUNK):
+        digest.update(chunk)
+    return digest.hexdigest()
+
+
+def _checked_digest(handle: BinaryIO, location: str) -> tuple[str, int, str]:
+    """SHA-256, size and encoding of a text stream's bytes, checked to be text."""
+    path = Path(location)
     digest = hashlib.sha256()
     size = 0
-    try:
-        with path.open("rb") as handle:
-            head = handle.read(CHUNK)
-            encoding = detect_encoding(head)
-            decoder = codecs.getincrementaldecoder(encoding)("strict")
-            chunk = head
-            while chunk:
-                if encoding != "utf-16" and b"\x00" in chunk:
-                    offset = size + chunk.index(b"\x00")
-                    raise SourceError(
-                        str(path), f"looks like a binary file (NUL byte at offset {offset})"
-                    )
-                _decode_checked(decoder, chunk, size, path, encoding)
-                digest.update(chunk)
-                size += len(chunk)
-                chunk = handle.read(CHUNK)
-            _decode_checked(decoder, b"", size, path, encoding, final=True)
-    except OSError as exc:
-        raise SourceError(str(path), f"cannot read: {exc.strerror or exc}") from exc
+    head = handle.read(CHUNK)
+    encoding = detect_encoding(head)
+    checked = encoding in ("utf-8-sig", "utf-16")  # other codecs: an XML parser decodes
+    decoder = codecs.getincrementaldecoder(encoding)("strict")
+    chunk = head
+    while chunk:
+        if checked and encoding != "utf-16" and b"\x00" in chunk:
+            offset = size + chunk.index(b"\x00")
+            raise SourceError(location, f"looks like a binary file (NUL byte at offset {offset})")
+        if checked:
+            _decode_checked(decoder, chunk, size, path, encoding)
+        digest.update(chunk)
+        size += len(chunk)
+        chunk = handle.read(CHUNK)
+    if checked:
+        _decode_checked(decoder, b"", size, path, encoding, final=True)
     if size == 0:
-        raise SourceError(str(path), "the file is empty")
+        raise SourceError(location, "the file is empty")
     return digest.hexdigest(), size, encoding
 
 
@@ -217,14 +315,20 @@ def _pending_bytes(
     return len(exc.object) - len(chunk)
 
 
-def open_text(path: Path, encoding: str) -> TextIO:
-    """Open a fingerprinted file as text, newlines left for the readers to handle."""
-    return io.open(path, encoding=encoding, errors="strict", newline="")  # noqa: UP020
+def open_text(path: Path | str, encoding: str) -> TextIO:
+    """Open a fingerprinted file as text, newlines left for the readers to handle; compressed
+    content is decompressed (and checked) as it is read."""
+    location = str(path)
+    if split_member(location)[1] is not None or is_compressed(location):
+        return open_validated_text(location, encoding)
+    return io.open(location, encoding=encoding, errors="strict", newline="")  # noqa: UP020
 
 
 def detect_format(path: Path, head: str) -> str:
     """The format of a file, from its suffix, else from its first characters."""
-    fmt = FORMATS_BY_SUFFIX.get(path.suffix.lower())
+    fmt = FORMATS_BY_SUFFIX.get(content_suffix(path))
+    if fmt in ("bibtex", "dblp"):
+        fmt = None  # decided by content (etl.extract.shapes)
     if fmt == "json" and _looks_like_json_lines(head):
         return "jsonl"
     if fmt:
@@ -243,7 +347,20 @@ def _looks_like_json_lines(head: str) -> bool:
     return len(lines) == 2 and all(ln.startswith("{") and ln.endswith("}") for ln in lines)
 
 
-def read_head(path: Path, encoding: str, chars: int = 4096) -> str:
+def read_head(path: Path | str, encoding: str, chars: int = 4096) -> str:
     """The first characters of a file, for format and header detection."""
     with open_text(path, encoding) as handle:
         return handle.read(chars)
+
+
+
+def read_head_bytes(path: Path | str, size: int) -> bytes:
+    """The first bytes of a file's (decompressed) content."""
+    with open_bytes(str(path)) as handle:
+        return handle.read(size)
+
+
+def iter_lines(handle: TextIO) -> Iterator[tuple[int, str]]:
+    """Numbered lines (1-based) with line endings removed."""
+    for number, line in enumerate(handle, start=1):
+        yield number, line.rstrip("\r\n")

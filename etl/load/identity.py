@@ -1,15 +1,20 @@
 """Which stored paper a record describes: identity keys resolved against `paper_keys`.
 
 The transform gives each record its keys (etl.transform.ids.identity_keys): external ids
-(`doi:`, `arxiv:`, `openreview:`), `abs:` for a substantive abstract, `title:`, and `text:`
-for a record with neither. A record is the stored paper that
+(`doi:`, `arxiv:`, `openreview:`, `openalex:`, `s2:`, `s2corpus:`, `dblp:`, `pwc:`), `abs:`
+for a substantive abstract, `title:`, `bib:` for a title with its first author and year, and
+`text:` for a record with neither. A record is the stored paper that
 
 1. shares an external id with it; else, unless both have an external id of one kind (two
    OpenReview ids, two DOIs) and they differ,
 2. shares its abstract or its title, where neither differs: both titled, the titles are the
    same; both with a substantive abstract, the abstracts are the same. So an abstract-only
    record (a plain-text list) joins the titled record of its abstract, a title-only record
-   the paper of its title, and two records with different titles never merge.
+   the paper of its title, and two records with different titles never merge. Where the
+   titles are the same and the abstracts do not settle it (one is missing, or they differ:
+   a preprint's and its proceedings version's), the first author and the year do: when
+   both give them, the record is the paper only if they share a `bib:` key (a name of the
+   first author, years at most one apart), and then whatever their abstracts.
 
 Within one file, an external id shared by records with different titles is not taken as
 theirs (a proceedings-wide DOI on every record): such records stay apart.
@@ -32,7 +37,16 @@ from sqlalchemy import Connection
 from etl.load.known import StoredRows
 from etl.models import PaperRows
 
-EXTERNAL_PREFIXES = ("doi:", "arxiv:", "openreview:")
+EXTERNAL_PREFIXES = (
+    "doi:",
+    "arxiv:",
+    "openreview:",
+    "openalex:",
+    "s2:",
+    "s2corpus:",
+    "dblp:",
+    "pwc:",
+)
 
 
 def matches(record_keys: Sequence[str], paper_keys: set[str]) -> bool:
@@ -46,15 +60,28 @@ def matches(record_keys: Sequence[str], paper_keys: set[str]) -> bool:
     if any(k.startswith("text:") for k in (*record_keys, *paper_keys)):
         # a short text without title or id: only the same text, known by nothing else, is it
         return set(record_keys) == paper_keys
-    shared = False
-    for kind in ("abs", "title"):
-        mine = [k for k in record_keys if k.startswith(kind + ":")]
-        theirs = {k for k in paper_keys if k.startswith(kind + ":")}
-        if mine and theirs:
-            if not theirs.intersection(mine):
-                return False  # both have a title (or an abstract), and they differ
-            shared = True
-    return shared
+    titles = _shared("title:", record_keys, paper_keys)
+    if titles is False:
+        return False  # both have a title, and they differ
+    abstracts = _shared("abs:", record_keys, paper_keys)
+    if abstracts:
+        return True
+    if titles:  # the same title: the first author and the year decide, where both give them
+        bib = _shared("bib:", record_keys, paper_keys)
+        if bib is not None:
+            return bib
+    return bool(titles) and abstracts is None
+
+
+def _shared(prefix: str, record_keys: Sequence[str], paper_keys: set[str]) -> bool | None:
+    """Whether the record and the paper share a key of a kind; None unless both have one."""
+    mine = [k for k in record_keys if k.startswith(prefix)]
+    if not mine:
+        return None
+    theirs = {k for k in paper_keys if k.startswith(prefix)}
+    if not theirs:
+        return None
+    return not theirs.isdisjoint(mine)
 
 
 class IdentityResolver:
@@ -69,9 +96,10 @@ class IdentityResolver:
         """The papers with their ids replaced by the ids of the papers they are.
 
         A record with an abstract can join a paper of its title only if that paper has no
-        abstract (else it shares the abstract, and is found by it, or the abstracts differ),
-        so for its title only such papers are fetched: a title many papers share (a generic
-        one, or a generated corpus's) does not make every record of it walk them all.
+        abstract (else it shares the abstract, and is found by it, or its `bib:` key, or the
+        abstracts differ), so for its title only such papers are fetched: a title many papers
+        share (a generic one, or a generated corpus's) does not make every record of it walk
+        them all.
         """
         keys = {k for p in papers for k in p.keys}
         bare = _bare_title_keys(papers)

@@ -31,6 +31,7 @@ REMEMBERED_LOOKUPS = (
     (s.links.c.url, s.links.c.id),
     (s.methods.c.key, s.methods.c.id),
     (s.method_aliases.c.key, s.method_aliases.c.method_id),
+    (s.listed_terms.c.key, s.listed_terms.c.id),
 )
 
 

@@ -167,7 +167,8 @@ paper_keys = Table(
         "key",
         Text,
         primary_key=True,
-        comment="doi:, arxiv:, openreview:, abs: (abstract hash), title: (title hash), text:",
+        comment="doi:, arxiv:, openreview:, openalex:, s2:, s2corpus:, dblp:, pwc:, abs: "
+        "(abstract hash), title: (title hash), bib: (title, first author, year), text:",
     ),
     Index(None, "key"),
     comment="What identifies each paper; records are matched to papers through these.",
@@ -295,6 +296,26 @@ paper_links = Table(
     Column("found_in", Text, nullable=False, comment="abstract, title or the record field"),
 )
 
+listed_terms = Table(
+    "listed_terms",
+    metadata,
+    _key(),
+    Column("key", Text, nullable=False, unique=True, comment="kind and name: task:X, method:X"),
+    Column("kind", Text, nullable=False, comment="task or method"),
+    Column("name", Text, nullable=False, comment="the name as the source writes it"),
+    Column("detail", Text, comment="JSON object: what else the source says of it (first seen)"),
+    comment="Tasks and methods as a source lists them for its papers (the Papers with Code "
+    "archive), apart from those the transform finds.",
+)
+
+paper_listed_terms = Table(
+    "paper_listed_terms",
+    metadata,
+    _paper_ref(),
+    Column("term_id", ForeignKey("listed_terms.id"), primary_key=True, index=True),
+    Column("position", Integer, nullable=False, comment="1 for the first the source lists"),
+)
+
 rejects = Table(
     "rejects",
     metadata,
@@ -308,4 +329,12 @@ rejects = Table(
 )
 
 # Tables whose rows hang off a paper and are rewritten when the paper changes.
-PAPER_CHILDREN = (paper_authors, paper_links, paper_methods, acronyms, paper_topics, paper_tasks)
+PAPER_CHILDREN = (
+    paper_authors,
+    paper_links,
+    paper_methods,
+    acronyms,
+    paper_topics,
+    paper_tasks,
+    paper_listed_terms,
+)

@@ -318,6 +318,7 @@ class SourceLoader:
             ("paper_pk", "task_name", "score", "evidence"),
             [(pk, *task) for pk, p in keyed for task in p.tasks],
         )
+        self._write_listed(keyed)
 
     def _write_authors(self, papers: Sequence[KeyedPaper]) -> None:
         names = {name: (name,) for _, p in papers for name in p.authors}
@@ -362,6 +363,30 @@ class SourceLoader:
             self.connection, s.paper_links, ("paper_pk", "link_id", "found_in"), list(rows.values())
         )
         self.counts.links += len(rows)
+
+    def _write_listed(self, papers: Sequence[KeyedPaper]) -> None:
+        """The tasks and methods a source lists for its papers, as it lists them."""
+        terms = {
+            f"{kind}:{name}": (f"{kind}:{name}", kind, name, detail)
+            for _, p in papers
+            for kind, name, detail in p.listed
+        }
+        if not terms:
+            return
+        columns = ("key", "kind", "name", "detail")
+        with self.lookups(s.listed_terms) as connection:
+            ids = resolve_ids(connection, self.stored, s.listed_terms, columns, terms)
+        rows: dict[tuple[int, int], tuple[int, int, int]] = {}
+        for pk, p in papers:
+            for position, (kind, name, _detail) in enumerate(p.listed, 1):
+                term = ids[f"{kind}:{name}"]
+                rows.setdefault((pk, term), (pk, term, position))
+        insert_rows(
+            self.connection,
+            s.paper_listed_terms,
+            ("paper_pk", "term_id", "position"),
+            list(rows.values()),
+        )
 
     def _write_methods(self, papers: Sequence[KeyedPaper]) -> None:
         """Methods merge across papers through their alias keys; new ones are created in bulk."""
@@ -458,14 +483,15 @@ class SourceLoader:
     def _derive_sighting_values(self) -> None:
         """Set the venue, year and status of the papers this source holds or held from their
         sightings that remain: an accepted one's (status not reject, withdrawn or desk
-        reject), else the latest year's; ties go to the source first loaded last, then to
-        the earlier position in it."""
+        reject), else a preprint's, else the latest year's; ties go to the source first
+        loaded last, then to the earlier position in it."""
         live = s.paper_sources.alias("live")
         current = or_(live.c.source_id != self.source_id, live.c.run_id == self.run_id)
         status = func.lower(func.coalesce(live.c.status, ""))
         refused = or_(status.like("%reject%"), status.like("%withdr%"))
+        preprint = status.like("%preprint%")
         order = (
-            case((refused, 1), else_=0),
+            case((refused, 2), (preprint, 1), else_=0),
             func.coalesce(live.c.year, 0).desc(),
             live.c.source_id.desc(),
             live.c.position,
@@ -586,11 +612,12 @@ def _cluster_keys(key_groups: Sequence[tuple[str, ...]]) -> dict[str, str]:
 
 
 def delete_orphans(connection: Connection) -> None:
-    """Remove authors, links and methods no paper refers to any more."""
+    """Remove authors, links, methods and listed terms no paper refers to any more."""
     for table, child, column in (
         (s.authors, s.paper_authors, "author_id"),
         (s.links, s.paper_links, "link_id"),
         (s.methods, s.paper_methods, "method_id"),
+        (s.listed_terms, s.paper_listed_terms, "term_id"),
     ):
         connection.execute(
             delete(table).where(~select(1).where(child.c[column] == table.c.id).exists())

@@ -11,7 +11,7 @@ from dataclasses import replace
 from etl.models import Paper, PaperBundle, RawRecord
 from etl.transform.acronyms import find_acronyms
 from etl.transform.clean import clean_text, emphasized
-from etl.transform.ids import content_hash, identify
+from etl.transform.ids import content_hash, identify, ordered_external, source_keys
 from etl.transform.links import collect_links, external_ids, make_link
 from etl.transform.methods import find_methods
 from etl.transform.topics import Taxonomy, load_taxonomy, topics_and_tasks
@@ -34,8 +34,8 @@ def transform(record: RawRecord, taxonomy: Taxonomy) -> PaperBundle:
         {k: v for k, v in texts.items() if v}, record.links, silent, record.code_mentions
     )
     topics, tasks = topics_and_tasks(abstract, taxonomy, title=title, venue=record.venue)
-    external = external_ids(links, record.source_id)
-    pid, keys = identify(abstract, title, external)
+    external = ordered_external([*source_keys(record.ids), *external_ids(links, record.source_id)])
+    pid, keys = identify(abstract, title, external, record.authors, record.year)
     paper = Paper(
         id=pid,
         venue=record.venue,
@@ -65,9 +65,11 @@ def transform(record: RawRecord, taxonomy: Taxonomy) -> PaperBundle:
         tasks=tasks,
         content_hash=content_hash(
             (content, record.authors, homepages, links, methods, acronyms, topics, tasks)
+            + ((record.listed,) if record.listed else ())
         ),
         keys=keys,
         author_homepages=homepages,
+        listed=record.listed,
     )
 
 

@@ -5,8 +5,10 @@ from __future__ import annotations
 import hashlib
 import re
 import unicodedata
+from collections.abc import Iterable, Sequence
 from functools import lru_cache
 from typing import Any
+from urllib.parse import unquote
 
 NOT_WORD_RE = re.compile(r"[\W_]")
 _ASCII_ALNUM = b"0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
@@ -93,7 +95,11 @@ def _digest(text: str) -> str:
 
 
 def identify(
-    abstract: str, title: str | None, external: tuple[str, ...] = ()
+    abstract: str,
+    title: str | None,
+    external: tuple[str, ...] = (),
+    authors: Sequence[str] = (),
+    year: int | None = None,
 ) -> tuple[str, tuple[str, ...]]:
     """A record's paper id and identity keys (`paper_id` and `identity_keys` in one pass)."""
     abstract_key = content_key(abstract)
@@ -108,6 +114,7 @@ def identify(
         keys.append("text:" + _digest(abstract_key))
     if title_key:
         keys.append("title:" + _digest(title_key))
+        keys.extend(bib_keys(title_key, authors, year))
     if external:
         basis = external[0]
     elif strong or not title_key:  # as ids were before identity keys: stored ids stay
@@ -118,23 +125,129 @@ def identify(
 
 
 def identity_keys(
-    abstract: str, title: str | None, external: tuple[str, ...] = ()
+    abstract: str,
+    title: str | None,
+    external: tuple[str, ...] = (),
+    authors: Sequence[str] = (),
+    year: int | None = None,
 ) -> tuple[str, ...]:
     """What identifies the paper a record describes, strongest first.
 
-    External ids (`doi:`, `arxiv:`, `openreview:`), then `abs:` (a substantive abstract's
-    content key, hashed) and `title:` (unless a placeholder such as `Withdrawn`). A record
-    with neither a substantive abstract nor a title is known by its short text (`text:`), so
-    that a rerun finds it again. The loader resolves these against the papers already stored
-    (see etl.load.identity).
+    External ids (`doi:`, `arxiv:`, `openreview:`, `openalex:`, `s2:`, `s2corpus:`, `dblp:`,
+    `pwc:`), then `abs:` (a substantive abstract's content key, hashed), `title:` (unless a
+    placeholder such as `Withdrawn`) and `bib:` (the title with its first author and year:
+    see `bib_keys`). A record with neither a substantive abstract nor a title is known by its
+    short text (`text:`), so that a rerun finds it again. The loader resolves these against
+    the papers already stored (see etl.load.identity).
     """
-    return identify(abstract, title, external)[1]
+    return identify(abstract, title, external, authors, year)[1]
 
 
 def paper_id(abstract: str, title: str | None, external: tuple[str, ...] = ()) -> str:
     """A stable paper id: from the first external id, else the substantive abstract (as
     before identity keys existed, so stored ids stay), else the title, else the short text."""
     return identify(abstract, title, external)[0]
+
+
+# Author names that name nobody, compared as content keys.
+NOT_AUTHORS = frozenset({"anonymous", "anonymousauthor", "anonymousauthors", "others", "etal"})
+NAME_WORD_RE = re.compile(r"[^\W\d_]{2,}")
+
+
+def bib_keys(title_key: str, authors: Sequence[str], year: int | None) -> list[str]:
+    """`bib:` keys: the title with a name of its first author and a year, so that two records
+    share one when their titles are the same, their first authors share a name (the first or
+    last word of it, whatever the order: `Wei Zhang`, `Zhang Wei`, `W. Zhang`) and their
+    years are at most one apart (each record gives its year and the next). None without a
+    year or an author: such records are matched as before, by title and abstract."""
+    if year is None:
+        return []
+    first = next((a for a in authors if content_key(a) not in NOT_AUTHORS), None)
+    words = NAME_WORD_RE.findall(first) if first else []
+    if not words:
+        return []
+    names = sorted({content_key(words[0]), content_key(words[-1])} - {""})
+    return [
+        "bib:" + _digest(f"{title_key}|{name}|{when}")
+        for name in names
+        for when in (year, year + 1)
+    ]
+
+
+# Kinds of ids a source gives for a paper, in the order a paper's id is derived from them.
+EXTERNAL_KINDS = ("doi", "arxiv", "openreview", "openalex", "s2", "s2corpus", "dblp", "pwc")
+DOI_RE = re.compile(r"(?i)^(?:https?://(?:dx\.)?doi\.org/|doi:\s*)?(10\.\d{4,9}/\S+)$")
+ARXIV_DOI_RE = re.compile(r"(?i)^10\.48550/arxiv\.(.+)$")
+ARXIV_RE = re.compile(
+    r"(?i)^(?:arxiv:\s*|https?://(?:www\.)?arxiv\.org/(?:abs|pdf)/)?"
+    r"(\d{4}\.\d{4,5}|[a-z-]+(?:\.[a-z]{2})?/\d{7})(?:v\d+)?(?:\.pdf)?/?$"
+)
+OPENREVIEW_RE = re.compile(r"^[A-Za-z0-9_-]{4,}$")
+OPENALEX_RE = re.compile(r"(?i)^(?:https?://openalex\.org/)?(W\d+)$")
+S2_RE = re.compile(r"(?i)^[0-9a-f]{40}$")
+DBLP_RE = re.compile(
+    r"(?i)^(?:DBLP:|https?://dblp\.org/rec/)?([a-z0-9_-]+(?:/[^/\s]+)+?)(?:\.html|\.xml|\.bib)?$"
+)
+PWC_RE = re.compile(r"^[a-z0-9][a-z0-9-]*$")
+
+
+def doi_key(doi: str) -> str | None:
+    """The identity key of a DOI (any case, as a URL or not); arXiv's own DOIs
+    (`10.48550/arXiv.2101.00001`) name the arXiv paper, and give its `arxiv:` key."""
+    match = DOI_RE.match(doi.strip())
+    if not match:
+        return None
+    value = unquote(match.group(1)).lower()
+    if arxiv := ARXIV_DOI_RE.match(value):
+        return arxiv_key(arxiv.group(1))
+    return "doi:" + value
+
+
+def arxiv_key(value: str) -> str | None:
+    """The identity key of an arXiv id, without its version (`2101.00001v2` ->
+    `arxiv:2101.00001`), given bare, as `arXiv:...` or as an abstract or PDF URL."""
+    match = ARXIV_RE.match(value.strip())
+    return "arxiv:" + match.group(1).lower() if match else None
+
+
+def source_keys(ids: Iterable[tuple[str, str]]) -> list[str]:
+    """Identity keys of the ids a source gives (`(kind, value)`; see RawRecord.ids); values
+    that are not ids of their kind give none."""
+    keys = []
+    for kind, value in ids:
+        if key := _source_key(kind, value.strip()):
+            keys.append(key)
+    return keys
+
+
+def _source_key(kind: str, value: str) -> str | None:
+    """One id's identity key."""
+    if kind == "doi":
+        return doi_key(value)
+    if kind == "arxiv":
+        return arxiv_key(value)
+    patterns = {"openreview": OPENREVIEW_RE, "openalex": OPENALEX_RE, "dblp": DBLP_RE}
+    if kind in patterns:
+        match = patterns[kind].match(value)
+        if not match:
+            return None
+        found = match.group(match.lastindex or 0)
+        return f"{kind}:{found.upper() if kind == 'openalex' else found}"
+    if kind == "s2" and S2_RE.match(value):
+        return "s2:" + value.lower()
+    if kind == "s2corpus" and value.isdigit():
+        return "s2corpus:" + str(int(value))
+    if kind == "pwc" and PWC_RE.match(value.lower()):
+        return "pwc:" + value.lower()
+    return None
+
+
+def ordered_external(keys: Iterable[str]) -> tuple[str, ...]:
+    """External keys without repeats, in the order of EXTERNAL_KINDS (a paper's id comes
+    from the first)."""
+    rank = {kind: number for number, kind in enumerate(EXTERNAL_KINDS)}
+    unique = dict.fromkeys(keys)
+    return tuple(sorted(unique, key=lambda k: rank.get(k.split(":", 1)[0], len(rank))))
 
 
 def content_hash(value: Any) -> str:

@@ -20,6 +20,7 @@ from etl.transform.clean import (
     sub_matches,
     trim_url,
 )
+from etl.transform.ids import arxiv_key, doi_key, ordered_external
 
 # Schemeless repository links such as `GitHub.com/owner/repo` in running text, and those
 # behind a mistyped scheme (`htps://github.com/...`, `https//github.com/...`): the well-formed
@@ -405,7 +406,7 @@ def external_ids(links: tuple[Link, ...], record_id: str | None) -> tuple[str, .
     found: list[str] = []
     if record_id:
         if m := DOI_RE.match(record_id.strip()):
-            found.append("doi:" + m.group(1).lower())
+            found.append(doi_key(m.group(1)) or "")
         elif m := ARXIV_NEW_ID_RE.match(record_id.strip()):
             found.append("arxiv:" + m.group(1))
     for link in links:
@@ -413,18 +414,17 @@ def external_ids(links: tuple[Link, ...], record_id: str | None) -> tuple[str, .
             continue
         if key := _identity_key(link.url):
             found.append(key)
-    order = {"doi": 0, "arxiv": 1, "openreview": 2}
-    return tuple(sorted(dict.fromkeys(found), key=lambda k: order[k.split(":", 1)[0]]))
+    return ordered_external(k for k in found if k)
 
 
 def _identity_key(url: str) -> str | None:
     """The identity key a normalised paper URL carries, if any."""
     if m := ARXIV_URL_RE.match(url):
-        return "arxiv:" + m.group(1)
+        return arxiv_key(m.group(1))
     if m := OPENREVIEW_URL_RE.match(url):
         return "openreview:" + m.group(1)
     if m := DOI_URL_RE.match(url):
-        return "doi:" + unquote(m.group(1)).lower()
+        return doi_key(m.group(1))
     return None
 
 

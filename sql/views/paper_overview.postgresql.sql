@@ -4,7 +4,9 @@
 -- column methods: method names, introduced first
 -- column code_urls: code repository URLs
 -- column label: the title, else a label for an untitled paper (see paper_labels): never blank
--- column tasks: names of the tasks the paper addresses, best first
+-- column tasks: names of the tasks the paper addresses, best first (found in its text)
+-- column listed_tasks: the tasks its source lists for it (the Papers with Code archive), in its order
+-- column listed_methods: the methods its source lists for it, in its order
 CREATE VIEW paper_overview AS
 SELECT
     p.id AS paper_id,
@@ -24,6 +26,12 @@ SELECT
     lbl.label,
     (SELECT string_agg(pt.task_name, '; ' ORDER BY pt.score DESC, pt.task_name)
         FROM paper_tasks AS pt
-        WHERE pt.paper_pk = p.pk) AS tasks
+        WHERE pt.paper_pk = p.pk) AS tasks,
+    (SELECT string_agg(lt.name, '; ' ORDER BY plt.position)
+        FROM paper_listed_terms AS plt JOIN listed_terms AS lt ON lt.id = plt.term_id
+        WHERE plt.paper_pk = p.pk AND lt.kind = 'task') AS listed_tasks,
+    (SELECT string_agg(lt.name, '; ' ORDER BY plt.position)
+        FROM paper_listed_terms AS plt JOIN listed_terms AS lt ON lt.id = plt.term_id
+        WHERE plt.paper_pk = p.pk AND lt.kind = 'method') AS listed_methods
 FROM papers AS p
 JOIN paper_labels AS lbl ON lbl.paper_pk = p.pk;

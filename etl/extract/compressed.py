@@ -1,0 +1,293 @@
+"""Compressed inputs read as the bytes they hold: gzip, bzip2, xz and zstandard streams, and
+zip archives whose members are each a source of their own. Recognised by their first bytes,
+never by their names, and always streamed: memory does not grow with what they hold.
+
+A zip member is named `ARCHIVE!/MEMBER` (the archive's path, `!/`, the member's name in it).
+"""
+
+from __future__ import annotations
+
+import bz2
+import codecs
+import gzip
+import io
+import lzma
+import os
+import zipfile
+import zlib
+from collections.abc import Callable
+from pathlib import Path
+from typing import BinaryIO
+
+import zstandard
+
+from etl.errors import SourceError
+
+MEMBER_SEPARATOR = "!/"
+# (first bytes, compression): how each kind of stream starts.
+MAGIC = (
+    (b"\x1f\x8b", "gzip"),
+    (b"BZh", "bzip2"),
+    (b"\xfd7zXZ\x00", "xz"),
+    (b"\x28\xb5\x2f\xfd", "zstd"),
+    (b"PK\x03\x04", "zip"),
+    (b"PK\x05\x06", "zip"),  # an archive without members
+)
+STREAM_SUFFIXES = {".gz": "gzip", ".bz2": "bzip2", ".xz": "xz", ".zst": "zstd"}
+ARCHIVE_SUFFIXES = {".zip"}
+# zstandard frames may ask for a window this large at most (its library default), so that a
+# hostile frame cannot make the decompressor hold gigabytes.
+ZSTD_MAX_WINDOW = 1 << 27
+CHUNK = 1 << 16
+DAMAGED = (
+    OSError,
+    EOFError,
+    zlib.error,
+    lzma.LZMAError,
+    zstandard.ZstdError,
+    zipfile.BadZipFile,
+    NotImplementedError,  # a zip member packed with a method Python does not read
+)
+
+
+def split_member(location: str) -> tuple[str, str | None]:
+    """(archive path, member name) for `ARCHIVE!/MEMBER`; (location, None) for a plain path."""
+    start = 0
+    while (at := location.find(MEMBER_SEPARATOR, start)) >= 0:
+        archive = location[:at]
+        if os.path.isfile(archive):
+            return archive, location[at + len(MEMBER_SEPARATOR) :]
+        start = at + 1
+    return location, None
+
+
+def member_location(archive: Path, member: str) -> str:
+    """How a zip member is named as a source."""
+    return f"{archive}{MEMBER_SEPARATOR}{member}"
+
+
+def container_stat(location: str) -> os.stat_result:
+    """The stat of the file on disk that holds a source (a zip member's archive)."""
+    return os.stat(split_member(location)[0])
+
+
+def compression_of(head: bytes) -> str | None:
+    """The compression a stream's first bytes name, or None for plain content."""
+    for magic, kind in MAGIC:
+        if head.startswith(magic):
+            return kind
+    return None
+
+
+def is_tar(head: bytes) -> bool:
+    """Whether (decompressed) content is a tar archive: `ustar` at offset 257."""
+    return head[257:262] == b"ustar"
+
+
+def zip_members(archive: Path) -> list[str]:
+    """The names of an archive's file members, in the archive's order (folders and the
+    resource forks macOS adds, `__MACOSX/`, left out). SourceError if it cannot be read."""
+    try:
+        with zipfile.ZipFile(archive) as handle:
+            infos = handle.infolist()
+    except (zipfile.BadZipFile, OSError) as exc:
+        raise SourceError(str(archive), f"not a readable zip archive: {exc}") from exc
+    return [
+        info.filename
+        for info in infos
+        if not info.is_dir() and not info.filename.startswith("__MACOSX/")
+    ]
+
+
+def is_compressed(location: str) -> bool:
+    """Whether a source is read through a decompressor (a zip member, or a compressed file)."""
+    archive, member = split_member(location)
+    if member is not None:
+        return True
+    try:
+        with open(archive, "rb") as handle:
+            return compression_of(handle.read(8)) is not None
+    except OSError:
+        return False
+
+
+def open_bytes(location: str) -> BinaryIO:
+    """The content of a source as a binary stream: decompressed, a zip member opened. Reading
+    it raises SourceError (naming the source) when the compressed data is damaged. `seek(0)`
+    starts again from the beginning."""
+    raw = _Decompressed(location, lambda: _open_content(location))
+    return io.BufferedReader(raw, CHUNK)
+
+
+def open_validated_text(location: str, encoding: str) -> io.TextIOWrapper:
+    """A compressed source as text, its bytes checked as they are read: a NUL byte or bytes
+    that are not valid text raise SourceError naming the offset in the decompressed content
+    (a plain file is checked whole before it is read; a compressed one is not read twice)."""
+    raw = _Decompressed(location, lambda: _open_content(location), encoding=encoding)
+    return io.TextIOWrapper(io.BufferedReader(raw, CHUNK), encoding=encoding, newline="")
+
+
+def _open_content(location: str) -> BinaryIO:
+    """Open a source's bytes and put the decompressor its first bytes name in front of them."""
+    archive, member = split_member(location)
+    if member is None:
+        handle: BinaryIO = open(archive, "rb")  # noqa: SIM115 (returned open)
+    else:
+        handle = _open_member(archive, member)
+    try:
+        kind = compression_of(_peek(handle))
+        if kind == "zip" and member is not None:
+            raise SourceError(location, "a zip archive inside a zip archive is not read")
+        if kind == "zip":  # discovery lists a readable archive's members instead
+            raise SourceError(location, "a zip archive whose members cannot be listed (damaged?)")
+        return _decompressor(kind, handle) if kind else handle
+    except BaseException:
+        handle.close()
+        raise
+
+
+def _open_member(archive: str, member: str) -> BinaryIO:
+    """A zip member's (stored or deflated ...) content; the archive closes with it."""
+    try:
+        container = zipfile.ZipFile(archive)
+    except (zipfile.BadZipFile, OSError) as exc:
+        raise SourceError(archive, f"not a readable zip archive: {exc}") from exc
+    try:
+        opened = container.open(member)
+    except KeyError as exc:
+        container.close()
+        raise SourceError(member_location(Path(archive), member), "no such member") from exc
+    except (*DAMAGED,) as exc:
+        container.close()
+        raise SourceError(member_location(Path(archive), member), f"cannot open: {exc}") from exc
+    return _ClosingMember(opened, container)  # type: ignore[arg-type, return-value]
+
+
+class _ClosingMember(io.BufferedIOBase):
+    """A zip member's stream that closes its archive too."""
+
+    def __init__(self, member: BinaryIO, container: zipfile.ZipFile) -> None:
+        self.member = member
+        self.container = container
+
+    def read(self, size: int | None = -1) -> bytes:
+        return self.member.read(-1 if size is None else size)
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return True
+
+    def seek(self, offset: int, whence: int = 0) -> int:
+        return self.member.seek(offset, whence)
+
+    def close(self) -> None:
+        try:
+            self.member.close()
+        finally:
+            self.container.close()
+            super().close()
+
+
+def _peek(handle: BinaryIO) -> bytes:
+    """The first bytes of a stream, the stream rewound."""
+    head = handle.read(8)
+    handle.seek(0)
+    return head
+
+
+def _decompressor(kind: str, handle: BinaryIO) -> BinaryIO:
+    """The decompressed stream of a compressed one (it closes the compressed one)."""
+    if kind == "gzip":
+        return gzip.GzipFile(fileobj=handle, mode="rb")  # type: ignore[return-value]
+    if kind == "bzip2":
+        return bz2.BZ2File(handle)  # type: ignore[return-value]
+    if kind == "xz":
+        return lzma.LZMAFile(handle)  # type: ignore[return-value]
+    reader = zstandard.ZstdDecompressor(max_window_size=ZSTD_MAX_WINDOW).stream_reader(
+        handle, read_across_frames=True, closefd=True
+    )
+    return reader
+
+
+class _Decompressed(io.RawIOBase):
+    """A decompressed source as a raw stream: errors of the compressed data become
+    SourceError, `seek(0)` reopens it, and (given an encoding) its text is checked as it
+    passes, so that a fault is named by its offset."""
+
+    def __init__(
+        self, location: str, opener: Callable[[], BinaryIO], encoding: str | None = None
+    ) -> None:
+        self.location = location
+        self.opener = opener
+        self.encoding = encoding
+        self.stream: BinaryIO | None = None
+        self.offset = 0
+        self.decoder: codecs.IncrementalDecoder | None = None
+        self._open()
+
+    def _open(self) -> None:
+        if self.stream is not None:
+            self.stream.close()
+        self.stream = self.opener()
+        self.offset = 0
+        if self.encoding:
+            self.decoder = codecs.getincrementaldecoder(self.encoding)("strict")
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return True
+
+    def tell(self) -> int:
+        return self.offset
+
+    def seek(self, offset: int, whence: int = 0) -> int:
+        if (offset, whence) != (0, 0):
+            raise io.UnsupportedOperation("a decompressed stream is only rewound")
+        self._open()
+        return 0
+
+    def readinto(self, buffer: memoryview) -> int:  # type: ignore[override]
+        assert self.stream is not None
+        try:
+            data = self.stream.read(len(buffer))
+        except SourceError:
+            raise
+        except DAMAGED as exc:
+            raise SourceError(
+                self.location,
+                f"the compressed data is damaged after {self.offset:,} bytes: {exc}",
+            ) from exc
+        if self.decoder is not None:
+            self._check(data)
+        size = len(data)
+        buffer[:size] = data
+        self.offset += size
+        return size
+
+    def _check(self, data: bytes) -> None:
+        """Raise SourceError at a NUL byte or at bytes that are not valid text."""
+        assert self.decoder is not None
+        if self.encoding != "utf-16" and b"\x00" in data:
+            at = self.offset + data.index(b"\x00")
+            raise SourceError(self.location, f"looks like a binary file (NUL byte at offset {at})")
+        try:
+            self.decoder.decode(data, final=not data)
+        except UnicodeDecodeError as exc:
+            at = self.offset + exc.start - (len(exc.object) - len(data))
+            bad = exc.object[exc.start : exc.start + 1]
+            name = "UTF-16" if self.encoding == "utf-16" else "UTF-8"
+            raise SourceError(
+                self.location,
+                f"not valid {name} text: byte 0x{bad.hex()} at offset {at} of the "
+                "decompressed content",
+            ) from exc
+
+    def close(self) -> None:
+        if self.stream is not None:
+            self.stream.close()
+            self.stream = None
+        super().close()

@@ -1,0 +1,186 @@
+"""Which shape of input a file holds, decided by its content (its name only breaks ties).
+
+Shapes: the paper lists (`text`, `json`, `jsonl`, `csv`) and the metadata services and dumps
+people hold (`arxiv`, `openalex`, `openreview`, `semantic-scholar`, `crossref`, `dblp`,
+`bibtex`, `pwc-papers`, `pwc-links`). JSON shapes are told apart by the keys of the first
+records, wherever the service puts them (a JSON Lines stream, an array, or an API response
+such as OpenAlex's `results` or Crossref's `message.items`).
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import ijson
+
+from etl.errors import SourceError
+from etl.extract.files import content_suffix, detect_format
+
+FORMATS = {
+    "text": "a plain-text abstract list",
+    "json": "JSON records (an array, or an object of records)",
+    "jsonl": "JSON Lines records",
+    "csv": "CSV or TSV records",
+    "arxiv": "the arXiv metadata snapshot",
+    "openalex": "OpenAlex works",
+    "openreview": "OpenReview notes (API v1 or v2)",
+    "semantic-scholar": "Semantic Scholar papers (Graph API or datasets)",
+    "crossref": "Crossref works",
+    "dblp": "DBLP XML",
+    "bibtex": "BibTeX",
+    "pwc-papers": "the Papers with Code archive's papers (papers-with-abstracts.json)",
+    "pwc-links": "the Papers with Code archive's code links (links-between-papers-and-code.json)",
+}
+JSON_SHAPES = frozenset(
+    {"arxiv", "openalex", "openreview", "semantic-scholar", "crossref", "pwc-papers", "pwc-links"}
+)
+# Where API responses keep their records: (key path, JSON shapes that use it).
+ENVELOPES = (
+    ("results", "openalex"),
+    ("data", "semantic-scholar"),
+    ("notes", "openreview"),
+    ("message.items", "crossref"),
+    ("items", "crossref"),
+    ("message", "crossref"),
+)
+SNIFF_BYTES = 1 << 20  # enough for the first records of any of them
+MAX_EVENTS = 200_000
+BIBTEX_ENTRY_RE = re.compile(r"^\s*@\s*[A-Za-z]+\s*[{(]")
+DBLP_RE = re.compile(
+    r"<(?:dblp|dblpperson)\b|<(?:article|inproceedings|incollection|proceedings|phdthesis|"
+    r"mastersthesis|book|www)\s[^>]*\bkey\s*="
+)
+
+
+def expected() -> str:
+    """The shapes etl reads, for messages about a file that is none of them."""
+    return "; ".join(f"{name} ({what})" for name, what in FORMATS.items())
+
+
+def unrecognised(path: str, what: str) -> SourceError:
+    """The error for a file whose shape is none etl reads."""
+    return SourceError(
+        path,
+        f"{what}: not a shape etl reads. Expected one of: {expected()}. "
+        "If it is one of them, name it with --source-format NAME",
+    )
+
+
+def detect_shape(path: Path, head: str, head_bytes: bytes) -> str:
+    """The shape of a file from its first characters (and bytes); SourceError when it is XML
+    or BibTeX-like but not a shape etl reads."""
+    name = str(path)
+    stripped = head.lstrip("\ufeff \t\r\n")
+    suffix = content_suffix(path)
+    if stripped.startswith("<"):
+        if DBLP_RE.search(head):
+            return "dblp"
+        raise unrecognised(name, "XML that is not DBLP's (no <dblp> or keyed record elements)")
+    if suffix in (".bib", ".bibtex") or _looks_like_bibtex(head):
+        return "bibtex"
+    if suffix == ".xml":
+        raise unrecognised(name, "a .xml file that does not start with XML")
+    basic = detect_format(path, head)
+    if basic in ("json", "jsonl"):
+        return sniff_json(head_bytes).shape or basic
+    return basic
+
+
+def _looks_like_bibtex(head: str) -> bool:
+    """The first line that is not blank or a `%` comment opens a BibTeX entry (`@article{`)."""
+    for line in head.splitlines():
+        text = line.strip()
+        if text and not text.startswith("%"):
+            return bool(BIBTEX_ENTRY_RE.match(text))
+    return False
+
+
+@dataclass
+class JsonSniff:
+    """What the first bytes of a JSON file say: how records are held, and their shape."""
+
+    container: str = "json"  # "json" (one value) or "jsonl" (a stream of values)
+    top: str = ""  # "map" or "array": the type of the (first) top-level value
+    top_keys: set[str] = field(default_factory=set)
+    record_prefix: str = "item"  # ijson prefix of the records in a JSON value
+    shape: str | None = None
+
+
+def sniff_json(head: bytes) -> JsonSniff:
+    """Where the records of a JSON or JSON Lines head are, and which shape they have."""
+    sniff = JsonSniff()
+    keys: dict[str, set[str]] = {}
+    values: dict[str, str] = {}
+    depth = 0
+    tops = 0
+    try:
+        events = ijson.parse(io.BytesIO(head), multiple_values=True, use_float=True)
+        for count, (prefix, event, value) in enumerate(events):
+            if count > MAX_EVENTS:
+                break
+            if event in ("start_map", "start_array"):
+                if depth == 0:
+                    tops += 1
+                    if tops == 1:
+                        sniff.top = "map" if event == "start_map" else "array"
+                    elif tops > 1:
+                        sniff.container = "jsonl"
+                depth += 1
+            elif event in ("end_map", "end_array"):
+                depth -= 1
+            elif event == "map_key":
+                keys.setdefault(prefix, set()).add(value)
+            elif event == "string" and prefix.count(".") <= 3:
+                values.setdefault(prefix, value)
+    except ijson.JSONError:
+        pass  # the head ends inside a record, or the file is not JSON: decided on what was seen
+    sniff.top_keys = keys.get("", set())
+    for prefix in _record_prefixes(sniff):
+        shape = classify(keys.get(prefix, set()), values, prefix)
+        if shape:
+            sniff.record_prefix, sniff.shape = prefix, shape
+            return sniff
+    if sniff.container == "json" and sniff.top == "map" and "message-type" in sniff.top_keys:
+        sniff.shape = "crossref"
+        sniff.record_prefix = "message.items.item" if "message.items" in keys else "message"
+    return sniff
+
+
+def _record_prefixes(sniff: JsonSniff) -> Iterable[str]:
+    """Where records may be, most likely first."""
+    if sniff.container == "jsonl" or sniff.top == "map":
+        yield ""  # a stream of records, or one record
+    if sniff.top == "array":
+        yield "item"
+    if sniff.top == "map":
+        for path, _shape in ENVELOPES:
+            yield path if path == "message" else path + ".item"
+
+
+def classify(keys: set[str], values: dict[str, str], prefix: str = "") -> str | None:
+    """The shape of records with these keys (values: first strings by ijson prefix)."""
+    if not keys:
+        return None
+    at = f"{prefix}." if prefix else ""
+    record_id = values.get(at + "id", "")
+    if "authors_parsed" in keys or {"submitter", "versions", "categories"} <= keys:
+        return "arxiv"
+    if "abstract_inverted_index" in keys or "authorships" in keys:
+        return "openalex"
+    if record_id.startswith("https://openalex.org/W"):
+        return "openalex"
+    if "content" in keys and keys & {"forum", "invitation", "invitations", "replyto"}:
+        return "openreview"
+    if keys & {"paperId", "externalIds", "externalids", "corpusid", "corpusId"}:
+        return "semantic-scholar"
+    if "DOI" in keys and keys & {"container-title", "issued", "published", "published-print"}:
+        return "crossref"
+    if "paper_url" in keys and "repo_url" in keys:
+        return "pwc-links"
+    if "paper_url" in keys and keys & {"arxiv_id", "url_abs", "tasks", "methods", "proceeding"}:
+        return "pwc-papers"
+    return None
