@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
@@ -18,14 +17,13 @@ from etl import extract, load
 from etl.config import mask_url, resolve_database_url, stored_url
 from etl.errors import EtlError, SourceError
 from etl.failures import describe, is_database_failure
+from etl.fingerprint import fingerprint
 from etl.load.database import package_dir
 from etl.models import RunReport, SourceFile, SourceReport
 from etl.parallel import TransformPool
 from etl.signals import signals_held
 from etl.transform import Taxonomy, load_taxonomy
 
-# Bump when the transform's output changes, so unchanged sources are re-read once.
-TRANSFORM_VERSION = "4"
 # Records per batch; one batch more than there are workers is in flight. Small enough to keep
 # the workers busy and memory low, large enough for set-based writes (benchmarks/HISTORY.md).
 BATCH_SIZE = 500
@@ -314,13 +312,12 @@ class _Run:
 
 
 def _fingerprint(taxonomy: Taxonomy, venues: extract.VenueTable, options: RunOptions) -> str:
-    """What besides a file's bytes decides its papers: transform version, taxonomy, venue
-    spellings, overrides."""
+    """What besides a file's bytes decides its papers: the loading code and package data
+    (etl.fingerprint), the taxonomy, venue spellings and overrides."""
     spellings = sorted(venues.names.items())
-    decided_by = repr(
-        (TRANSFORM_VERSION, taxonomy.topics, taxonomy.tasks, spellings, options.venue, options.year)
+    return fingerprint(
+        (taxonomy.topics, taxonomy.tasks, spellings, options.venue, options.year)
     )
-    return hashlib.sha256(decided_by.encode("utf-8")).hexdigest()[:24]
 
 
 def _looks_unchanged(path: Path, state: load.SourceState, fingerprint: str) -> bool:
