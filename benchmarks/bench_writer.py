@@ -4,8 +4,8 @@ Usage: python benchmarks/bench_writer.py [--n 100000] [--seed 1] [--repeats 1] [
        [--cache-mib MIB]
 
 The records are transformed once, on every core, and the rows the workers return are kept in
-`out/` (keyed by N, seed and the digest of the loading code and data). Each repeat is then a real `etl run`
-into a fresh file, `--workers 1`, whose transform pool hands back those rows instead of
+`out/` (keyed by N, seed and the digest of the loading code and data). Each repeat is then a
+real `etl run` into a fresh file, `--workers 1`, whose transform pool hands back those rows instead of
 computing them: migrations, identity resolution, every insert, the search index and the
 commit all run as in any load, so the load and index stages it prints are the writer's own,
 at sizes where a full run would spend most of its time transforming. `--profile` writes a
@@ -28,8 +28,8 @@ from bench_load import OUT, dataset, remove_sqlite
 
 import etl.load.database
 import etl.pipeline
-from etl.parallel import Batch, Result, Timer, TransformPool
 from etl.fingerprint import code_and_data_digest
+from etl.parallel import Batch, Result, Timer, TransformPool
 from etl.pipeline import RunOptions, run
 
 
