@@ -5,7 +5,8 @@ Usage: python benchmarks/bench_writer.py [--n 100000] [--seed 1] [--repeats 1] [
 
 The records are transformed once, on every core, and the rows the workers return are kept in
 `out/` (keyed by N, seed and the digest of the loading code and data). Each repeat is then a
-real `etl run` into a fresh file, `--workers 1`, whose transform pool hands back those rows instead of
+real `etl run` into a fresh file, `--workers 1`, whose transform pool hands back those rows
+instead of
 computing them: migrations, identity resolution, every insert, the search index and the
 commit all run as in any load, so the load and index stages it prints are the writer's own,
 at sizes where a full run would spend most of its time transforming. `--profile` writes a

@@ -315,9 +315,7 @@ def _fingerprint(taxonomy: Taxonomy, venues: extract.VenueTable, options: RunOpt
     """What besides a file's bytes decides its papers: the loading code and package data
     (etl.fingerprint), the taxonomy, venue spellings and overrides."""
     spellings = sorted(venues.names.items())
-    return fingerprint(
-        (taxonomy.topics, taxonomy.tasks, spellings, options.venue, options.year)
-    )
+    return fingerprint((taxonomy.topics, taxonomy.tasks, spellings, options.venue, options.year))
 
 
 def _looks_unchanged(path: Path, state: load.SourceState, fingerprint: str) -> bool:

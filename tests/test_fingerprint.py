@@ -77,9 +77,7 @@ def test_the_run_inputs_change_the_fingerprint() -> None:
     assert fingerprint(("a", None)) == fingerprint(("a", None))
 
 
-def test_a_file_loaded_under_another_fingerprint_is_read_again(
-    tmp_path: Path, seeds: Path
-) -> None:
+def test_a_file_loaded_under_another_fingerprint_is_read_again(tmp_path: Path, seeds: Path) -> None:
     url = f"sqlite:///{tmp_path / 'papers.db'}"
     load(url, seeds)
     assert load(url, seeds).sources_skipped == 2
