@@ -200,19 +200,23 @@ class _Run:
         return True
 
     def tidy(self) -> None:
-        """Delete orphaned lookup rows (waiting for other loaders to finish) and merge the
-        search index's segments, when this run's work calls for it."""
+        """Delete orphaned lookup rows and papers whose removal another loader held up
+        (waiting for other loaders to finish), and merge the search index's segments, when
+        this run's work calls for it."""
         counts = self.counts
         # Only these can leave rows no paper refers to: changed or removed papers, a source
         # that failed after adding its lookup rows, and a run that died meanwhile.
         failed = any(source.status == "failed" for source in self.sources)
         orphans = bool(counts.updated or counts.removed or failed or self.interrupted)
+        unseen = bool(counts.deferred or self.interrupted)
         optimize = counts.inserted + counts.updated > 20_000  # many new FTS segments
         with self.timed("index"), self.engine.begin() as connection:
-            if orphans:
+            if orphans or unseen:
                 load.exclude_loaders(connection, self.lock)
             with signals_held():
-                if orphans:
+                if unseen:
+                    counts.removed += load.remove_all_unseen(connection)
+                if orphans or unseen:
                     load.delete_orphans(connection)
                 if optimize:
                     load.optimize_search(connection)

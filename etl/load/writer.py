@@ -96,6 +96,9 @@ class LoadCounts:
     links: int = 0
     methods: int = 0
     rejects: int = 0
+    # Papers left with no sighting that another loader held at that moment: removed at the
+    # end of the run, where no loader can be adding a sighting (remove_unseen_papers).
+    deferred: int = 0
 
     def add(self, other: LoadCounts) -> None:
         """Accumulate another source's counts (for a run's totals)."""
@@ -430,24 +433,19 @@ class SourceLoader:
         stale = and_(
             s.paper_sources.c.source_id == self.source_id, s.paper_sources.c.run_id != self.run_id
         )
+        left = select(s.paper_sources.c.paper_pk).where(stale)
+        seen_elsewhere = select(1).where(s.paper_sources.c.paper_pk == s.papers.c.pk, ~stale)
+        candidates = list(
+            self.connection.execute(
+                select(s.papers.c.pk).where(s.papers.c.pk.in_(left), ~seen_elsewhere.exists())
+            ).scalars()
+        )
         self._derive_sighting_values()
-        still_seen = select(1).where(
-            s.paper_sources.c.paper_pk == s.papers.c.pk,
-            ~and_(
-                s.paper_sources.c.source_id == self.source_id,
-                s.paper_sources.c.run_id != self.run_id,
-            ),
-        )
-        result = self.connection.execute(
-            delete(s.papers).where(
-                s.papers.c.pk.in_(select(s.paper_sources.c.paper_pk).where(stale)),
-                ~still_seen.exists(),
-            )
-        )
-        self.counts.removed = result.rowcount or 0
-        if self.counts.removed:
-            self.stored.forget()
         self.connection.execute(delete(s.paper_sources).where(stale))
+        removed, self.counts.deferred = remove_unseen_papers(self.connection, candidates)
+        self.counts.removed = removed
+        if removed:
+            self.stored.forget()
         self.connection.execute(
             update(s.sources)
             .where(s.sources.c.id == self.source_id)
@@ -485,9 +483,55 @@ class SourceLoader:
             s.paper_sources.c.source_id == self.source_id
         )
         differs = or_(*(s.papers.c[name].is_distinct_from(v) for name, v in values.items()))
+        lock_in_order(self.connection, touched)
         self.connection.execute(
             update(s.papers).where(s.papers.c.pk.in_(touched), differs).values(values)
         )
+
+
+def lock_in_order(connection: Connection, pks: Any) -> None:
+    """Lock the papers about to be updated in row-number order (PostgreSQL), so that loaders
+    updating overlapping papers queue instead of deadlocking. `pks`: a query of row numbers."""
+    if connection.dialect.name == "postgresql":
+        query = select(s.papers.c.pk).where(s.papers.c.pk.in_(pks)).order_by(s.papers.c.pk)
+        connection.execute(query.with_for_update(key_share=True)).all()  # FOR NO KEY UPDATE
+
+
+def remove_unseen_papers(connection: Connection, candidates: Sequence[int]) -> tuple[int, int]:
+    """Delete the candidate papers that have no sighting left; (removed, deferred).
+
+    On PostgreSQL another loader may be adding a sighting of a candidate in a transaction
+    not committed yet: it holds a key-share lock on the paper (its foreign key). Each candidate
+    is locked FOR UPDATE, skipping those another transaction holds, and the absence of any
+    sighting is checked again in a new statement, which sees every sighting committed since;
+    while the lock is held nobody can add one. A skipped paper is deferred: the run's last
+    step removes papers without sightings once no loader is mid-source (`remove_all_unseen`).
+    """
+    if not candidates:
+        return 0, 0
+    locked: list[int] = []
+    for part in chunks(sorted(candidates)):
+        query = select(s.papers.c.pk).where(s.papers.c.pk.in_(part)).order_by(s.papers.c.pk)
+        if connection.dialect.name == "postgresql":
+            query = query.with_for_update(skip_locked=True)
+        locked.extend(connection.execute(query).scalars())
+    removed = 0
+    for part in chunks(locked):
+        result = connection.execute(
+            delete(s.papers).where(s.papers.c.pk.in_(part), ~_has_sighting())
+        )
+        removed += result.rowcount or 0
+    return removed, len(candidates) - len(locked)
+
+
+def remove_all_unseen(connection: Connection) -> int:
+    """Delete every paper with no sighting left (run where no loader is mid-source)."""
+    result = connection.execute(delete(s.papers).where(~_has_sighting()))
+    return result.rowcount or 0
+
+
+def _has_sighting() -> Any:
+    return select(1).where(s.paper_sources.c.paper_pk == s.papers.c.pk).exists()
 
 
 def _has_abstract(paper: PaperRows) -> bool:
