@@ -3,7 +3,9 @@ and the other integrity promises of the load path (issue "nothing lost")."""
 
 from __future__ import annotations
 
+import itertools
 import json
+import re
 import threading
 import time
 from datetime import datetime
@@ -11,14 +13,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy import Connection, create_engine
+from sqlalchemy import Connection, Engine, UniqueConstraint, create_engine, event
 
 from etl import extract
 from etl.load import SourceLoader, remove_all_unseen
 from etl.load import schema as s
 from etl.models import PaperRows, RawRecord, SourceFile
 from etl.transform import load_taxonomy, transform
-from tests.conftest import fetch, fetch_one, load
+from tests.conftest import BACKENDS, fetch, fetch_one, fresh_database, load
+from tests.test_concurrent_loaders import BY_NATURAL_KEYS
 
 TAXONOMY = load_taxonomy(None)
 KEPT = "We study how a small recurrent model trained on short sequences of numbers learns to sort sequences ten times longer, and which units carry the order of the items."
@@ -136,3 +139,130 @@ def test_a_removal_never_deletes_a_sighting_another_loader_is_adding(
             assert remove_all_unseen(connection) == 1
         engine.dispose()
         assert fetch(postgres_url, titles) == [("Sorting",)]
+
+
+# Order: what a paper shows does not depend on which file was loaded last.
+
+ABSTRACTS = [
+    "We propose **Kelo1Net**, a graph network that learns sparse attention over the tokens of long documents, and compare it with BERT on three retrieval benchmarks where it halves the memory.",
+    "We introduce **Vardo2**, a diffusion policy for robot grasping that is trained with Adam on simulated scenes and transfers to real arms without any fine-tuning on real images at all.",
+    "We present **Morrow3**, a benchmark of ambiguous photographs with labels from many crowd workers, and a voting rule that weighs each worker by how often they agree with the others.",
+]
+
+
+def write_shapes(folder: Path) -> list[Path]:
+    """The same three papers as a JSON list with authors and repositories, a plain-text list of
+    their abstracts, and a CSV with titles, abstracts and keywords."""
+    folder.mkdir()
+    titles = ["Kelo1Net: Sparse Attention", "Vardo2 for Grasping", "Morrow3: Crowds Disagree"]
+    records = [
+        {
+            "title": title,
+            "abstract": abstract,
+            "authors": ["Ada Lee", f"Bo Chen{n}"],
+            "github": f"https://github.com/lab/tool{n}",
+        }
+        for n, (title, abstract) in enumerate(zip(titles, ABSTRACTS, strict=True))
+    ]
+    listing = folder / "icml2025.json"
+    listing.write_text(json.dumps(records), "utf-8")
+    text = folder / "icml2025.txt"
+    text.write_text("ICML 2025 paper list\n\n" + "\n\n".join(ABSTRACTS) + "\n", "utf-8")
+    table = folder / "icml2025.csv"
+    lines = ["title,abstract,keywords"] + [
+        f'"{title}","{abstract}","graphs; robots"'
+        for title, abstract in zip(titles, ABSTRACTS, strict=True)
+    ]
+    table.write_text("\n".join(lines) + "\n", "utf-8")
+    return [listing, text, table]
+
+
+def shown(url: str) -> dict[str, list[tuple[Any, ...]]]:
+    """Every table by natural keys, without what records when a row was written (run ids,
+    load times) and the content hash that tells the writer whether a record changed."""
+    snapshot = {
+        name: sorted(fetch(url, sql), key=repr) for name, sql in BY_NATURAL_KEYS.items()
+    }
+    snapshot["papers"] = sorted(
+        fetch(
+            url,
+            "SELECT id, venue, year, title, title_raw, abstract, abstract_raw, status, "
+            "keywords, extra, method_names FROM papers",
+        ),
+        key=repr,
+    )
+    return snapshot
+
+
+@pytest.mark.parametrize("kind", BACKENDS)
+def test_any_load_order_of_three_shapes_shows_the_same_papers(tmp_path: Path, kind: str) -> None:
+    files = write_shapes(tmp_path / "lists")
+    results = {}
+    for order in itertools.permutations(files):
+        for each_run in (False, True):
+            folder = tmp_path / f"db{len(results)}"
+            folder.mkdir()
+            with fresh_database(kind, folder) as url:
+                if each_run:
+                    for path in order:
+                        load(url, path)
+                else:
+                    load(url, *order)
+                results[(tuple(p.suffix for p in order), each_run)] = shown(url)
+    first, *others = results.values()
+    assert len(first["papers"]) == 3 and len(first["paper_authors"]) == 6
+    assert len(first["paper_links"]) == 3 and {r[3] for r in first["papers"]} == {
+        "Kelo1Net: Sparse Attention",
+        "Vardo2 for Grasping",
+        "Morrow3: Crowds Disagree",
+    }
+    for (order, each_run), result in results.items():
+        for table in first:
+            assert result[table] == first[table], (order, each_run, table)
+
+
+@pytest.mark.parametrize("kind", BACKENDS)
+def test_a_list_of_bare_abstracts_loaded_last_keeps_authors_and_links(
+    tmp_path: Path, kind: str
+) -> None:
+    listing, text, _ = write_shapes(tmp_path / "lists")
+    for order in ((listing, text), (text, listing)):
+        folder = tmp_path / order[0].suffix[1:]
+        folder.mkdir()
+        with fresh_database(kind, folder) as url:
+            for path in order:
+                load(url, path)
+            assert fetch_one(url, "SELECT count(*) FROM paper_authors") == 6
+            assert fetch_one(url, "SELECT count(*) FROM papers_with_code") == 3
+            assert fetch_one(url, "SELECT count(*) FROM papers WHERE title IS NULL") == 0
+
+
+def test_no_update_writes_a_key_column(tmp_path: Path) -> None:
+    """Every UPDATE the loader sends sets only non-key columns (never `papers.id`)."""
+    url = f"sqlite:///{tmp_path / 'papers.db'}"
+    listing, text, table = write_shapes(tmp_path / "lists")
+    statements: list[str] = []
+
+    def capture(_conn: Any, _cursor: Any, statement: str, *_: Any) -> None:
+        statements.append(statement)
+
+    event.listen(Engine, "before_cursor_execute", capture)
+    try:
+        load(url, listing, text, table)
+        listing.write_text(listing.read_text("utf-8").replace("Ada Lee", "Ada Li"), "utf-8")
+        load(url, listing)
+    finally:
+        event.remove(Engine, "before_cursor_execute", capture)
+    keys = {
+        t.name: {c.name for c in t.primary_key.columns}
+        | {c.name for u in t.constraints if isinstance(u, UniqueConstraint) for c in u.columns}
+        | {c.name for c in t.columns if c.unique}
+        for t in s.metadata.sorted_tables
+    }
+    updates = [x for x in statements if x.lstrip().upper().startswith("UPDATE")]
+    assert any(x.split()[1] == "papers" for x in updates)
+    for statement in updates:
+        match = re.match(r"\s*UPDATE\s+(\w+)\s+SET\s+(.*?)\s+WHERE\s", statement, re.S | re.I)
+        assert match, statement
+        assigned = set(re.findall(r"(\w+)\s*=", re.sub(r"\(.*?\)", "", match.group(2), flags=re.S)))
+        assert not assigned & keys.get(match.group(1), set()), statement  # or alembic's

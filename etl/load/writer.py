@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any, Final
+from typing import Any
 
 from sqlalchemy import (
     Boolean,
@@ -40,7 +40,6 @@ from etl.load.identity import IdentityResolver
 from etl.load.known import StoredRows
 from etl.load.search_index import BulkSearchIndex
 from etl.models import (
-    PAPER_VALUE_COUNT,
     MethodValues,
     PaperRows,
     Reject,
@@ -49,14 +48,57 @@ from etl.models import (
     Topic,
 )
 
-# The columns of `papers` that a paper's content decides: PaperRows' first fields.
-PAPER_COLUMNS = PaperRows._fields[:PAPER_VALUE_COUNT]
-
-# Where a mention (MethodValues) holds its alias keys: the spellings that merge into one
-# method. Indexed, not unpacked: there are some twenty mentions a paper.
-ALIAS_KEYS: Final = 5
+# The columns of `papers` a new paper is inserted with, in the order of `paper_row`'s values.
+PAPER_COLUMNS = (
+    "id",
+    "venue",
+    "year",
+    "status",
+    "title",
+    "title_raw",
+    "abstract",
+    "abstract_raw",
+    "keywords",
+    "extra",
+    "method_names",
+    "content_hash",
+    "created_run_id",
+    "updated_run_id",
+)
+# Groups of a paper's child rows that a record replaces only when it has them: a record that
+# lacks a field knows nothing about it (it does not say the paper has no authors).
+TEXT_CHILDREN = (s.paper_methods, s.acronyms, s.paper_topics, s.paper_tasks)
 RowNumbers = dict[str, int]  # papers.pk by papers.id, for the papers of a batch
 KeyedPaper = tuple[int, PaperRows]  # a paper with its row number
+
+
+@dataclass
+class ChildGroups:
+    """The ids of changed papers whose authors, links and text-derived rows are replaced."""
+
+    authors: set[str] = field(default_factory=set)
+    links: set[str] = field(default_factory=set)
+    text: set[str] = field(default_factory=set)
+
+
+def paper_row(p: PaperRows, run_id: int) -> tuple[object, ...]:
+    """A new paper's `papers` row, in the order of PAPER_COLUMNS."""
+    return (
+        p.id,
+        p.venue,
+        p.year,
+        p.status,
+        p.title,
+        p.title_raw,
+        p.abstract,
+        p.abstract_raw,
+        p.keywords,
+        p.extra,
+        p.method_names,
+        p.content_hash,
+        run_id,
+        run_id,
+    )
 
 
 def now() -> datetime:
@@ -222,10 +264,9 @@ class SourceLoader:
         if len(pks) < len(latest):  # another loader inserted some of them meanwhile
             fresh, taken = self._taken_meanwhile(latest, fresh, pks)
             changed += taken
-        if changed:
-            self._update_papers(changed, pks)
+        groups = self._update_papers(changed, pks) if changed else ChildGroups()
         self.stored.wrote_papers({p.id: (pks[p.id], p.content_hash) for p in (*fresh, *changed)})
-        self._write_children([*fresh, *changed], pks)
+        self._write_children(fresh, changed, groups, pks)
         self._write_provenance(papers, pks)
         self._write_keys(papers, pks)
 
@@ -250,62 +291,107 @@ class SourceLoader:
 
     def _insert_papers(self, papers: Sequence[PaperRows]) -> RowNumbers:
         """Insert new papers and index them for search; their row numbers (`papers.pk`)."""
-        run = (self.run_id, self.run_id)
+        rows = [paper_row(p, self.run_id) for p in papers]
         if self.shared:
-            rows = [(*p.paper_values(), *run) for p in papers]
-            columns = (*PAPER_COLUMNS, "created_run_id", "updated_run_id")
-            inserted = insert_new_returning(self.connection, s.papers, columns, rows, ("id", "pk"))
+            inserted = insert_new_returning(
+                self.connection, s.papers, PAPER_COLUMNS, rows, ("id", "pk")
+            )
             return dict(inserted)
         mark = highest_id(self.connection, s.papers.c.pk)
-        insert_rows(
-            self.connection,
-            s.papers,
-            (*PAPER_COLUMNS, "created_run_id", "updated_run_id"),
-            [(*p.paper_values(), *run) for p in papers],
-        )
+        insert_rows(self.connection, s.papers, PAPER_COLUMNS, rows)
         self.search_index.index_new(mark)
         return ids_since(self.connection, s.papers.c.id, s.papers.c.pk, mark)
 
-    def _update_papers(self, papers: Sequence[PaperRows], pks: RowNumbers) -> None:
-        """Rewrite changed papers and drop their derived rows (rewritten next)."""
+    def _update_papers(self, papers: Sequence[PaperRows], pks: RowNumbers) -> ChildGroups:
+        """Rewrite changed papers with what their new records know, and drop the child rows
+        those records replace (rewritten next); the papers whose groups are replaced.
+
+        What a record lacks stays as another record gave it: a title, keywords, extra fields,
+        authors, links; the abstract (with the methods, acronyms, topics and tasks found in
+        it) unless the record has a substantive one and, where the paper has a title, a title
+        too (a list of bare abstracts does not undo what a titled record found)."""
+        titled = self._titled([pks[p.id] for p in papers if p.title is None])
+        keep_text = {
+            p.id
+            for p in papers
+            if not _has_abstract(p) or (p.title is None and pks[p.id] in titled)
+        }
         rows = [
             {
-                **dict(zip(PAPER_COLUMNS, p.paper_values(), strict=True)),
-                "updated_run_id": self.run_id,
-                "row_number": pks[p.id],
-                "no_abstract": not _has_abstract(p),
+                "b_pk": pks[p.id],
+                "b_title": p.title,
+                "b_title_raw": p.title_raw,
+                "b_abstract": p.abstract,
+                "b_abstract_raw": p.abstract_raw,
+                "b_method_names": p.method_names,
+                "b_keywords": p.keywords,
+                "b_extra": p.extra,
+                "b_content_hash": p.content_hash,
+                "b_keep_text": p.id in keep_text,
             }
             for p in papers
         ]
-        columns: dict[str, Any] = {
-            k: bindparam(k) for k in rows[0] if k not in ("id", "row_number", "no_abstract")
+        keep = bindparam("b_keep_text", type_=Boolean)
+        values: dict[str, Any] = {
+            name: func.coalesce(bindparam(f"b_{name}"), s.papers.c[name])
+            for name in ("title", "title_raw", "keywords", "extra")
         }
-        # Keep a title another source gave when this one has none, and an abstract when
-        # this one's is a placeholder or too short to be one.
-        columns["title"] = func.coalesce(bindparam("title"), s.papers.c.title)
-        columns["title_raw"] = func.coalesce(bindparam("title_raw"), s.papers.c.title_raw)
-        for name in ("abstract", "abstract_raw"):
-            columns[name] = case(
-                (bindparam("no_abstract", type_=Boolean), s.papers.c[name]),
-                else_=bindparam(name),
-            )
+        for name in ("abstract", "abstract_raw", "method_names"):
+            values[name] = case((keep, s.papers.c[name]), else_=bindparam(f"b_{name}"))
+        values["content_hash"] = bindparam("b_content_hash")
+        values["updated_run_id"] = self.run_id
         self.search_index.flush()
-        statement = update(s.papers).where(s.papers.c.pk == bindparam("row_number")).values(columns)
+        statement = update(s.papers).where(s.papers.c.pk == bindparam("b_pk")).values(values)
         self.connection.execute(statement, rows)
-        changed = [pks[p.id] for p in papers]
-        for table in s.PAPER_CHILDREN:
-            for part in chunks(changed):
-                self.connection.execute(delete(table).where(table.c.paper_pk.in_(part)))
+        groups = ChildGroups(
+            authors={p.id for p in papers if p.authors},
+            links={p.id for p in papers if p.links},
+            text={p.id for p in papers} - keep_text,
+        )
+        for tables, ids in (
+            ((s.paper_authors,), groups.authors),
+            ((s.paper_links,), groups.links),
+            (TEXT_CHILDREN, groups.text),
+        ):
+            for table in tables:
+                for part in chunks(sorted(pks[pid] for pid in ids)):
+                    self.connection.execute(delete(table).where(table.c.paper_pk.in_(part)))
+        return groups
 
-    def _write_children(self, papers: Sequence[PaperRows], pks: RowNumbers) -> None:
-        """Authors, links, methods, acronyms, topics and tasks of newly written papers."""
-        if not papers:
+    def _titled(self, pks: Sequence[int]) -> set[int]:
+        """Those of the papers that have a title."""
+        titled: set[int] = set()
+        for part in chunks(pks):
+            query = select(s.papers.c.pk).where(
+                s.papers.c.pk.in_(part), s.papers.c.title.is_not(None)
+            )
+            titled.update(self.connection.execute(query).scalars())
+        return titled
+
+    def _write_children(
+        self,
+        fresh: Sequence[PaperRows],
+        changed: Sequence[PaperRows],
+        groups: ChildGroups,
+        pks: RowNumbers,
+    ) -> None:
+        """Authors, links, methods, acronyms, topics and tasks of new papers, and the groups of
+        them that changed papers' records replace."""
+
+        def keyed(ids: set[str]) -> list[KeyedPaper]:
+            return [(pks[p.id], p) for p in fresh] + [
+                (pks[p.id], p) for p in changed if p.id in ids
+            ]
+
+        self._write_authors(keyed(groups.authors))
+        self._write_links(keyed(groups.links))
+        text = keyed(groups.text)
+        if not text:
             return
-        keyed = [(pks[p.id], p) for p in papers]
-        self._write_authors(keyed)
-        self._write_links(keyed)
-        self._write_methods(keyed)
-        acronym_rows = dict.fromkeys((pk, *acronym) for pk, p in keyed for acronym in p.acronyms)
+        self._write_methods(text)
+        acronym_rows = dict.fromkeys(
+            (pk, acronym, expansion) for pk, p in text for acronym, expansion in p.acronyms
+        )
         insert_rows(
             self.connection, s.acronyms, ("paper_pk", "acronym", "expansion"), list(acronym_rows)
         )
@@ -313,13 +399,13 @@ class SourceLoader:
             self.connection,
             s.paper_topics,
             ("paper_pk", "topic_slug", "score", "evidence"),
-            [(pk, *topic) for pk, p in keyed for topic in p.topics],
+            [(pk, slug, score, evidence) for pk, p in text for slug, score, evidence in p.topics],
         )
         insert_rows(
             self.connection,
             s.paper_tasks,
             ("paper_pk", "task_name", "score", "evidence"),
-            [(pk, *task) for pk, p in keyed for task in p.tasks],
+            [(pk, name, score, evidence) for pk, p in text for name, score, evidence in p.tasks],
         )
 
     def _write_authors(self, papers: Sequence[KeyedPaper]) -> None:
@@ -368,7 +454,12 @@ class SourceLoader:
 
     def _write_methods(self, papers: Sequence[KeyedPaper]) -> None:
         """Methods merge across papers through their alias keys; new ones are created in bulk."""
-        mentions = [(pk, m) for pk, p in papers for m in p.methods if m[ALIAS_KEYS]]
+        mentions = [
+            (pk, mention)
+            for pk, p in papers
+            for mention in p.methods
+            if mention[-1]  # MethodValues' last field: its alias keys
+        ]
         if not mentions:
             return
         with self.lookups(s.methods) as connection:
@@ -544,11 +635,11 @@ def _resolve_methods(
 ) -> dict[tuple[int, int], tuple[int, int, str, str]]:
     """The paper_methods rows of (paper row number, mention): each mention's method found by
     an alias key, or created with its aliases."""
-    all_keys = {k for _, m in mentions for k in m[ALIAS_KEYS]}
+    all_keys = {k for _, (*_, keys) in mentions for k in keys}
     aliases_c = s.method_aliases.c
     known = stored.lookup(connection, aliases_c.key, aliases_c.method_id, all_keys)
     stored_keys = set(known)
-    unknown = [m[ALIAS_KEYS] for _, m in mentions if known.keys().isdisjoint(m[ALIAS_KEYS])]
+    unknown = [keys for _, (*_, keys) in mentions if known.keys().isdisjoint(keys)]
     canonical = _cluster_keys(unknown)
     new_methods = {
         canonical[keys[0]]: (canonical[keys[0]], name, kind)
