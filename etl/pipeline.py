@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import glob
+import itertools
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
@@ -16,6 +18,7 @@ from sqlalchemy.exc import DBAPIError
 from etl import extract, load
 from etl.config import mask_url, resolve_database_url, stored_url
 from etl.errors import EtlError, SourceError
+from etl.extract.files import fingerprint as file_checksum
 from etl.failures import describe, is_database_failure
 from etl.fingerprint import fingerprint
 from etl.load.database import package_dir
@@ -51,6 +54,7 @@ class RunOptions:
     batch_size: int = BATCH_SIZE
     shard: tuple[int, int] | None = None  # (I, N): this loader takes files I, I+N, ... (1-based)
     remember_writes: bool = True  # False: the writer reads everything back (tests compare both)
+    prune: bool = False  # forget the sources under the given paths whose files are gone
 
 
 def default_paths() -> tuple[str, ...]:
@@ -74,6 +78,7 @@ def run(options: RunOptions, progress: ProgressCallback | None = None) -> RunRep
     try:
         with load.run_lock(engine, wait=options.wait, exclusive=options.full_refresh) as lock:
             current = _Run(options, engine, taxonomy, venues, lock, progress)
+            current.roots = source_roots(options.paths or default_paths())
             current.sources.extend(
                 SourceReport(str(p), "unknown", "ignored", message="unsupported file type")
                 for p in found.unsupported
@@ -111,6 +116,22 @@ def run(options: RunOptions, progress: ProgressCallback | None = None) -> RunRep
     return report
 
 
+def source_roots(paths: Sequence[str]) -> list[Path]:
+    """The folders the user named: a folder itself, a file's own folder, a glob's folder
+    before its first wildcard."""
+    roots = []
+    for given in paths:
+        path = Path(given)
+        if path.is_dir():
+            roots.append(path.resolve())
+        elif glob.has_magic(given):
+            plain = list(itertools.takewhile(lambda part: not glob.has_magic(part), path.parts))
+            roots.append(Path(*plain).resolve() if plain else Path.cwd())
+        else:
+            roots.append(path.resolve().parent)
+    return roots
+
+
 def shard(files: Sequence[Path], part: tuple[int, int] | None) -> list[Path]:
     """The files of shard I of N: the I-th of every N in sorted order (all, as found, for None).
     Loaders that split a corpus this way must each be given the same paths."""
@@ -146,6 +167,7 @@ class _Run:
         self.counts = load.LoadCounts()
         self.stages: dict[str, float] = {}
         self.remembered: load.RememberedRows | None = None  # see start_memory
+        self.roots: list[Path] = []  # the folders the user named (a file's own folder)
 
     @contextmanager
     def timed(self, stage: str) -> Iterator[None]:
@@ -170,7 +192,25 @@ class _Run:
             held = [path for path in files if not self._add(self.load_source(path, wait=False))]
             for path in held:  # another loader had them: wait for it (most are then unchanged)
                 self._add(self.load_source(path, wait=True))
+        if self.options.prune:
+            self.prune()
         self.tidy()
+
+    def prune(self) -> None:
+        """Forget the sources under the given folders whose files are gone: their sightings,
+        and the papers seen nowhere else (each source in its own transaction)."""
+        with self.engine.connect() as connection:
+            gone = load.gone_sources(connection, self.roots)
+        for source_id, path in gone:
+            with self.transaction() as connection, signals_held():
+                if not load.claim_source(connection, path, wait=True):
+                    continue
+                removed, deferred = load.forget_source(connection, source_id, self.run_id)
+            if removed and self.remembered is not None:
+                self.remembered.forget()
+            self.counts.removed += removed
+            self.counts.deferred += deferred
+            self._add(SourceReport(path, "unknown", "pruned", message="the file is gone"))
 
     def start_memory(self, connection: Connection) -> None:
         """Keep what this run writes in memory, when all the writer would read back is what
@@ -242,6 +282,8 @@ class _Run:
                 if not load.claim_source(connection, str(path), wait=wait):
                     return None
                 state = load.source_state(connection, str(path))
+                if state is None and self._moved_here(connection, path):
+                    state = load.source_state(connection, str(path))
                 fresh = self.options.full_refresh
                 if state and not fresh and _looks_unchanged(path, state, self.fingerprint):
                     return SourceReport(str(path), state.format, "unchanged")
@@ -260,6 +302,18 @@ class _Run:
         self.counts.add(counts)
         return SourceReport(source.path, source.format, "loaded", counts.records, counts.rejects)
 
+    def _moved_here(self, connection: Connection, path: Path) -> bool:
+        """Whether a known source whose file is gone is this file, moved (etl.load.sources);
+        if so it now has this path."""
+        shallowest_first = sorted(self.roots, key=lambda root: len(root.parts))
+        root = next((r for r in shallowest_first if path.is_relative_to(r)), path.parent)
+        try:
+            checksum = file_checksum(path)[0]
+        except SourceError:
+            return False
+        old = load.moved_from(connection, str(path), path.relative_to(root).as_posix(), checksum)
+        return old is not None and load.move_source(connection, old, str(path))
+
     def _write_source(self, connection: Connection, source: SourceFile) -> load.LoadCounts:
         """Transform a source's records in batches and write them."""
         assert self.pool is not None
@@ -267,7 +321,7 @@ class _Run:
             loader = load.SourceLoader(
                 connection, source, self.run_id, self.fingerprint, self.remembered
             )
-        try:
+        with loader:  # puts back what a fast first load changed in the schema, and closes
             batches = self.pool.transform(self._batches(source), partial(self.timed, "transform"))
             for papers, rejects in batches:
                 with self.timed("load"), signals_held():
@@ -276,8 +330,6 @@ class _Run:
                     self.progress("records", len(papers) + len(rejects))
             with self.timed("load"), signals_held():  # the source's last writes
                 return loader.finish()
-        finally:
-            loader.close()
 
     def _batches(self, source: SourceFile) -> Iterator[list[extract.Item]]:
         """Records in bounded batches, timing the extraction (JSON Lines are parsed with the

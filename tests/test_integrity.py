@@ -264,3 +264,68 @@ def test_no_update_writes_a_key_column(tmp_path: Path) -> None:
         assert match, statement
         assigned = set(re.findall(r"(\w+)\s*=", re.sub(r"\(.*?\)", "", match.group(2), flags=re.S)))
         assert not assigned & keys.get(match.group(1), set()), statement  # or alembic's
+
+
+# Moved folders and files that are gone.
+
+
+def write_folder(folder: Path, titles: list[str]) -> None:
+    """One JSON list per title pair, in a subfolder, as a user keeps lists."""
+    (folder / "2025").mkdir(parents=True)
+    for index in range(0, len(titles), 2):
+        records = [
+            {"title": title, "abstract": f"{title}: {KEPT}"} for title in titles[index : index + 2]
+        ]
+        write_list(folder / "2025" / f"list{index}.json", records)
+
+
+@pytest.mark.parametrize("kind", BACKENDS)
+def test_a_moved_folder_reloads_as_the_same_sources(tmp_path: Path, kind: str) -> None:
+    old = tmp_path / "old" / "lists"
+    write_folder(old, ["One", "Two", "Three", "Four"])
+    (tmp_path / "db").mkdir()
+    with fresh_database(kind, tmp_path / "db") as url:
+        load(url, old)
+        ids = fetch(url, "SELECT id FROM sources ORDER BY id")
+        new = tmp_path / "new" / "renamed"
+        new.parent.mkdir()
+        old.rename(new)
+        report = load(url, new)  # unchanged files: the same sources, skipped
+        assert report.sources_skipped == 2 and report.papers_inserted == 0
+        assert fetch(url, "SELECT id FROM sources ORDER BY id") == ids
+        assert all(str(p).startswith(str(new)) for (p,) in fetch(url, "SELECT path FROM sources"))
+        write_list(new / "2025" / "list0.json", [{"title": "One", "abstract": f"One: {KEPT}"}])
+        moved = tmp_path / "moved_again"
+        new.rename(moved)
+        report = load(url, moved)  # moved and changed: Two left its list, and the database
+        assert report.papers_removed == 1
+        assert fetch(url, "SELECT title FROM papers ORDER BY title") == [
+            ("Four",),
+            ("One",),
+            ("Three",),
+        ]
+        assert fetch_one(url, "SELECT count(*) FROM sources") == 2
+
+
+@pytest.mark.parametrize("kind", BACKENDS)
+def test_prune_forgets_the_files_that_are_gone(tmp_path: Path, kind: str) -> None:
+    folder = tmp_path / "lists"
+    write_folder(folder, ["One", "Two", "Three", "Four"])
+    elsewhere = write_list(
+        tmp_path / "other.json", [{"title": "Three", "abstract": f"Three: {KEPT}"}]
+    )
+    (tmp_path / "db").mkdir()
+    with fresh_database(kind, tmp_path / "db") as url:
+        load(url, folder, elsewhere)
+        (folder / "2025" / "list2.json").unlink()  # Three and Four
+        kept = load(url, folder)  # without --prune, a file that is gone is kept
+        assert fetch_one(url, "SELECT count(*) FROM papers") == 4 and kept.papers_removed == 0
+        report = load(url, folder, prune=True)
+        assert [x.status for x in report.sources if x.status == "pruned"] == ["pruned"]
+        assert report.papers_removed == 1  # Four; Three is still seen in other.json
+        assert fetch(url, "SELECT title FROM papers ORDER BY title") == [
+            ("One",),
+            ("Three",),
+            ("Two",),
+        ]
+        assert fetch_one(url, "SELECT count(*) FROM sources") == 2

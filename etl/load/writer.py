@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -13,18 +12,15 @@ from sqlalchemy import (
     Boolean,
     Connection,
     Table,
-    and_,
     bindparam,
     case,
     delete,
     func,
-    or_,
     select,
-    text,
     update,
 )
 
-from etl.load import locks
+from etl.load import locks, sightings
 from etl.load import schema as s
 from etl.load.bulk import (
     chunks,
@@ -38,14 +34,12 @@ from etl.load.bulk import (
 from etl.load.foreign_keys import ForeignKeysCheckedAtEnd
 from etl.load.identity import IdentityResolver
 from etl.load.known import StoredRows
+from etl.load.methods import resolve_methods
 from etl.load.search_index import BulkSearchIndex
 from etl.models import (
-    MethodValues,
     PaperRows,
     Reject,
     SourceFile,
-    Task,
-    Topic,
 )
 
 # The columns of `papers` a new paper is inserted with, in the order of `paper_row`'s values.
@@ -190,6 +184,25 @@ class SourceLoader:
         with self.lookup_connection.begin():
             locks.hold_lookup_table(self.lookup_connection, table.name)
             yield self.lookup_connection
+
+    def __enter__(self) -> SourceLoader:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, *_: object) -> None:
+        """Leaving the source's writing: put back what a fast first load changed in the schema
+        (the full-text insert trigger, the foreign keys), and release the lookup connection.
+        On an error the transaction's rollback puts the schema back (a PostgreSQL transaction
+        that failed takes no more statements)."""
+        try:
+            if kind is None:
+                self.restore_schema()
+        finally:
+            self.close()
+
+    def restore_schema(self) -> None:
+        """Put back the insert trigger and the foreign keys a fast first load dropped (once)."""
+        self.search_index.close()
+        self.foreign_keys.restore()
 
     def close(self) -> None:
         """Release the lookup connection (after `finish`, or when the source fails)."""
@@ -463,7 +476,7 @@ class SourceLoader:
         if not mentions:
             return
         with self.lookups(s.methods) as connection:
-            rows = _resolve_methods(connection, self.stored, mentions)
+            rows = resolve_methods(connection, self.stored, mentions)
         insert_rows(
             self.connection,
             s.paper_methods,
@@ -519,21 +532,10 @@ class SourceLoader:
 
     def finish(self) -> LoadCounts:
         """Drop provenance this source no longer has, and papers seen nowhere else."""
-        self.search_index.close()
-        self.foreign_keys.restore()  # before the deletes below, whose cascades need the keys
-        stale = and_(
-            s.paper_sources.c.source_id == self.source_id, s.paper_sources.c.run_id != self.run_id
+        self.restore_schema()  # before the deletes below, whose cascades need the keys
+        removed, self.counts.deferred = sightings.drop_stale(
+            self.connection, self.source_id, self.run_id
         )
-        left = select(s.paper_sources.c.paper_pk).where(stale)
-        seen_elsewhere = select(1).where(s.paper_sources.c.paper_pk == s.papers.c.pk, ~stale)
-        candidates = list(
-            self.connection.execute(
-                select(s.papers.c.pk).where(s.papers.c.pk.in_(left), ~seen_elsewhere.exists())
-            ).scalars()
-        )
-        self._derive_sighting_values()
-        self.connection.execute(delete(s.paper_sources).where(stale))
-        removed, self.counts.deferred = remove_unseen_papers(self.connection, candidates)
         self.counts.removed = removed
         if removed:
             self.stored.forget()
@@ -544,150 +546,10 @@ class SourceLoader:
         )
         return self.counts
 
-    def _derive_sighting_values(self) -> None:
-        """Set the venue, year and status of the papers this source holds or held from their
-        sightings that remain: an accepted one's (status not reject, withdrawn or desk
-        reject), else the latest year's; ties go to the source first loaded last, then to
-        the earlier position in it."""
-        live = s.paper_sources.alias("live")
-        current = or_(live.c.source_id != self.source_id, live.c.run_id == self.run_id)
-        status = func.lower(func.coalesce(live.c.status, ""))
-        refused = or_(status.like("%reject%"), status.like("%withdr%"))
-        order = (
-            case((refused, 1), else_=0),
-            func.coalesce(live.c.year, 0).desc(),
-            live.c.source_id.desc(),
-            live.c.position,
-        )
-
-        def derived(column: str) -> Any:
-            return (
-                select(live.c[column])
-                .where(live.c.paper_pk == s.papers.c.pk, current)
-                .order_by(*order)
-                .limit(1)
-                .scalar_subquery()
-            )
-
-        values = {name: derived(name) for name in ("venue", "year", "status")}
-        touched = select(s.paper_sources.c.paper_pk).where(
-            s.paper_sources.c.source_id == self.source_id
-        )
-        differs = or_(*(s.papers.c[name].is_distinct_from(v) for name, v in values.items()))
-        lock_in_order(self.connection, touched)
-        self.connection.execute(
-            update(s.papers).where(s.papers.c.pk.in_(touched), differs).values(values)
-        )
-
-
-def lock_in_order(connection: Connection, pks: Any) -> None:
-    """Lock the papers about to be updated in row-number order (PostgreSQL), so that loaders
-    updating overlapping papers queue instead of deadlocking. `pks`: a query of row numbers."""
-    if connection.dialect.name == "postgresql":
-        query = select(s.papers.c.pk).where(s.papers.c.pk.in_(pks)).order_by(s.papers.c.pk)
-        connection.execute(query.with_for_update(key_share=True)).all()  # FOR NO KEY UPDATE
-
-
-def remove_unseen_papers(connection: Connection, candidates: Sequence[int]) -> tuple[int, int]:
-    """Delete the candidate papers that have no sighting left; (removed, deferred).
-
-    On PostgreSQL another loader may be adding a sighting of a candidate in a transaction
-    not committed yet: it holds a key-share lock on the paper (its foreign key). Each candidate
-    is locked FOR UPDATE, skipping those another transaction holds, and the absence of any
-    sighting is checked again in a new statement, which sees every sighting committed since;
-    while the lock is held nobody can add one. A skipped paper is deferred: the run's last
-    step removes papers without sightings once no loader is mid-source (`remove_all_unseen`).
-    """
-    if not candidates:
-        return 0, 0
-    locked: list[int] = []
-    for part in chunks(sorted(candidates)):
-        query = select(s.papers.c.pk).where(s.papers.c.pk.in_(part)).order_by(s.papers.c.pk)
-        if connection.dialect.name == "postgresql":
-            query = query.with_for_update(skip_locked=True)
-        locked.extend(connection.execute(query).scalars())
-    removed = 0
-    for part in chunks(locked):
-        result = connection.execute(
-            delete(s.papers).where(s.papers.c.pk.in_(part), ~_has_sighting())
-        )
-        removed += result.rowcount or 0
-    return removed, len(candidates) - len(locked)
-
-
-def remove_all_unseen(connection: Connection) -> int:
-    """Delete every paper with no sighting left (run where no loader is mid-source)."""
-    result = connection.execute(delete(s.papers).where(~_has_sighting()))
-    return result.rowcount or 0
-
-
-def _has_sighting() -> Any:
-    return select(1).where(s.paper_sources.c.paper_pk == s.papers.c.pk).exists()
-
 
 def _has_abstract(paper: PaperRows) -> bool:
     """Whether a record's abstract is substantive (it has an `abs:` identity key)."""
     return any(key.startswith("abs:") for key in paper.keys)
-
-
-def _resolve_methods(
-    connection: Connection, stored: StoredRows, mentions: Sequence[tuple[int, MethodValues]]
-) -> dict[tuple[int, int], tuple[int, int, str, str]]:
-    """The paper_methods rows of (paper row number, mention): each mention's method found by
-    an alias key, or created with its aliases."""
-    all_keys = {k for _, (*_, keys) in mentions for k in keys}
-    aliases_c = s.method_aliases.c
-    known = stored.lookup(connection, aliases_c.key, aliases_c.method_id, all_keys)
-    stored_keys = set(known)
-    unknown = [keys for _, (*_, keys) in mentions if known.keys().isdisjoint(keys)]
-    canonical = _cluster_keys(unknown)
-    new_methods = {
-        canonical[keys[0]]: (canonical[keys[0]], name, kind)
-        for _, (name, kind, _role, _surface, _aliases, keys) in reversed(mentions)
-        if keys[0] in canonical
-    }
-    if new_methods:
-        known.update(_create_methods(connection, stored, new_methods, canonical))
-    aliases: dict[str, tuple[str, str, int]] = {}
-    rows: dict[tuple[int, int], tuple[int, int, str, str]] = {}
-    for pk, (name, _kind, role, surface, more_names, keys) in mentions:
-        method_id = _first_known(keys, known)
-        for key, alias in zip(keys, (name, *more_names), strict=False):
-            if key not in stored_keys:
-                aliases.setdefault(key, (key, alias, method_id))
-        previous = rows.get((pk, method_id))
-        if previous is None or role == "introduced":
-            rows[(pk, method_id)] = (pk, method_id, role, surface)
-    insert_rows(connection, s.method_aliases, ("key", "alias", "method_id"), list(aliases.values()))
-    stored.wrote_lookups(s.method_aliases.c.key, {key: row[2] for key, row in aliases.items()})
-    return rows
-
-
-def _first_known(keys: Sequence[str], known: Mapping[str, int]) -> int:
-    """The method of a mention's first key that has one."""
-    for key in keys:
-        if key in known:
-            return known[key]
-    raise KeyError(keys)
-
-
-def _create_methods(
-    connection: Connection,
-    stored: StoredRows,
-    new_methods: dict[str, tuple[str, str, str]],
-    canonical: dict[str, str],
-) -> dict[str, int]:
-    """Insert methods (rows of key, name, kind, by key); the method id of every key that
-    `canonical` maps to one of them. A key an existing method already holds (without an
-    alias row for it) keeps that method."""
-    mark = highest_id(connection, s.methods.c.id)
-    upsert_rows(connection, s.methods, ("key", "name", "kind"), list(new_methods.values()))
-    created = ids_since(connection, s.methods.c.key, s.methods.c.id, mark)
-    stored.wrote_lookups(s.methods.c.key, created)
-    if len(created) < len(new_methods):
-        held = [k for k in new_methods if k not in created]
-        created.update(stored.lookup(connection, s.methods.c.key, s.methods.c.id, held))
-    return {key: created[root] for key, root in canonical.items()}
 
 
 def _compress_with_lz4(connection: Connection) -> None:
@@ -699,106 +561,3 @@ def _compress_with_lz4(connection: Connection) -> None:
     ).first()
     if available:
         connection.exec_driver_sql("SET LOCAL default_toast_compression = 'lz4'")
-
-
-def _cluster_keys(key_groups: Sequence[tuple[str, ...]]) -> dict[str, str]:
-    """Map each key to its cluster's canonical key; groups sharing a key form one cluster."""
-    parent: dict[str, str] = {}
-
-    def find(key: str) -> str:
-        while parent.setdefault(key, key) != key:
-            parent[key] = parent[parent[key]]
-            key = parent[key]
-        return key
-
-    for keys in key_groups:
-        root = find(keys[0])
-        for key in keys[1:]:
-            other = find(key)
-            if other != root:
-                parent[other] = root
-    return {key: find(key) for key in parent}
-
-
-def delete_orphans(connection: Connection) -> None:
-    """Remove authors, links and methods no paper refers to any more."""
-    for table, child, column in (
-        (s.authors, s.paper_authors, "author_id"),
-        (s.links, s.paper_links, "link_id"),
-        (s.methods, s.paper_methods, "method_id"),
-    ):
-        connection.execute(
-            delete(table).where(~select(1).where(child.c[column] == table.c.id).exists())
-        )
-
-
-def sync_topics(connection: Connection, topics: Sequence[Topic]) -> None:
-    """Make the topics table hold the taxonomy's topics (parents first)."""
-    parents = {t.slug: t.parent for t in topics}
-
-    def depth(slug: str | None) -> int:
-        return 0 if slug is None else 1 + depth(parents.get(slug))
-
-    rows = [
-        (t.slug, t.name, t.parent, json.dumps(list(t.terms)))
-        for t in sorted(topics, key=lambda t: depth(t.parent))
-    ]
-    upsert_rows(
-        connection,
-        s.topics,
-        ("slug", "name", "parent_slug", "terms"),
-        rows,
-        conflict=["slug"],
-        update=["name", "parent_slug", "terms"],
-    )
-
-
-def sync_tasks(connection: Connection, tasks: Sequence[Task]) -> None:
-    """Make the tasks table hold the taxonomy's tasks (their topics synced first)."""
-    rows = [(t.name, t.topic, json.dumps(list(t.terms))) for t in tasks]
-    upsert_rows(
-        connection,
-        s.tasks,
-        ("name", "topic_slug", "terms"),
-        rows,
-        conflict=["name"],
-        update=["topic_slug", "terms"],
-    )
-
-
-@dataclass(frozen=True)
-class SourceState:
-    """What the database remembers of a source file from its last load."""
-
-    checksum: str
-    fingerprint: str
-    format: str
-    size: int
-    mtime_ns: int | None
-
-
-def source_state(connection: Connection, path: str) -> SourceState | None:
-    """The recorded state of a source path, if it was loaded before."""
-    c = s.sources.c
-    row = connection.execute(
-        select(c.checksum, c.fingerprint, c.format, c.size_bytes, c.mtime_ns).where(c.path == path)
-    ).first()
-    return SourceState(*row) if row else None
-
-
-def touch_source(connection: Connection, path: str, mtime_ns: int) -> None:
-    """Remember a new modification time for a file whose content did not change."""
-    connection.execute(update(s.sources).where(s.sources.c.path == path).values(mtime_ns=mtime_ns))
-
-
-def optimize_search(connection: Connection) -> None:
-    """Merge the full-text index's segments after a large load (SQLite FTS5)."""
-    if connection.dialect.name == "sqlite":
-        connection.execute(text("INSERT INTO papers_fts(papers_fts) VALUES ('optimize')"))
-
-
-def clear_data(connection: Connection) -> None:
-    """Delete every paper and source (for --full-refresh); runs and rejects are history, kept."""
-    for table in (*s.PAPER_CHILDREN, s.paper_keys, s.paper_sources, s.papers, s.sources):
-        connection.execute(delete(table))
-    delete_orphans(connection)
