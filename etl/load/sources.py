@@ -35,7 +35,15 @@ def source_state(connection: Connection, path: str) -> SourceState | None:
     row = connection.execute(
         select(c.checksum, c.fingerprint, c.format, c.size_bytes, c.mtime_ns).where(c.path == path)
     ).first()
-    return SourceState(*row) if row else None
+    if row is None:
+        return None
+    return SourceState(
+        checksum=row.checksum,
+        fingerprint=row.fingerprint,
+        format=row.format,
+        size=row.size_bytes,
+        mtime_ns=row.mtime_ns,
+    )
 
 
 def touch_source(connection: Connection, path: str, mtime_ns: int) -> None:

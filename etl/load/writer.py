@@ -33,7 +33,7 @@ from etl.load.bulk import (
 )
 from etl.load.foreign_keys import ForeignKeysCheckedAtEnd
 from etl.load.identity import IdentityResolver
-from etl.load.known import StoredRows
+from etl.load.known import StoredPaper, StoredRows
 from etl.load.methods import resolve_methods
 from etl.load.search_index import BulkSearchIndex
 from etl.models import (
@@ -266,19 +266,23 @@ class SourceLoader:
         stored = self.stored.papers(self.connection, latest)
         fresh = [p for pid, p in latest.items() if pid not in stored]
         changed = [
-            p for pid, p in latest.items() if pid in stored and stored[pid][1] != p.content_hash
+            p
+            for pid, p in latest.items()
+            if pid in stored and stored[pid].content_hash != p.content_hash
         ]
         self.counts.inserted += len(fresh)
         self.counts.updated += len(changed)
         self.counts.unchanged += len(latest) - len(fresh) - len(changed)
-        pks: RowNumbers = {pid: row[0] for pid, row in stored.items()}
+        pks: RowNumbers = {pid: paper.pk for pid, paper in stored.items()}
         if fresh:
             pks.update(self._insert_papers(fresh))
         if len(pks) < len(latest):  # another loader inserted some of them meanwhile
             fresh, taken = self._taken_meanwhile(latest, fresh, pks)
             changed += taken
         groups = self._update_papers(changed, pks) if changed else ChildGroups()
-        self.stored.wrote_papers({p.id: (pks[p.id], p.content_hash) for p in (*fresh, *changed)})
+        self.stored.wrote_papers(
+            {p.id: StoredPaper(pks[p.id], p.content_hash) for p in (*fresh, *changed)}
+        )
         self._write_children(fresh, changed, groups, pks)
         self._write_provenance(papers, pks)
         self._write_keys(papers, pks)
@@ -295,8 +299,12 @@ class SourceLoader:
             (s.papers.c.pk, s.papers.c.content_hash),
             [pid for pid in latest if pid not in pks],
         )
-        pks.update({pid: row[0] for pid, row in taken.items()})
-        differ = [latest[pid] for pid, row in taken.items() if row[1] != latest[pid].content_hash]
+        pks.update({pid: pk for pid, (pk, _) in taken.items()})
+        differ = [
+            latest[pid]
+            for pid, (_, content_hash) in taken.items()
+            if content_hash != latest[pid].content_hash
+        ]
         self.counts.inserted -= len(taken)
         self.counts.updated += len(differ)
         self.counts.unchanged += len(taken) - len(differ)
