@@ -13,15 +13,27 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy import Connection, Engine, UniqueConstraint, create_engine, event
+from sqlalchemy import Connection, Engine, UniqueConstraint, create_engine, event, text
 
 from etl import extract
-from etl.load import SourceLoader, remove_all_unseen
+from etl.load import SourceLoader, remove_all_unseen, upgrade_to_head
 from etl.load import schema as s
 from etl.models import PaperRows, RawRecord, SourceFile
 from etl.transform import load_taxonomy, transform
-from tests.conftest import BACKENDS, fetch, fetch_one, fresh_database, load
-from tests.test_concurrent_loaders import BY_NATURAL_KEYS
+from tests.conftest import (
+    BACKENDS,
+    fetch,
+    fetch_one,
+    fresh_database,
+    fresh_postgres_database,
+    load,
+)
+from tests.test_concurrent_loaders import (
+    BY_NATURAL_KEYS,
+    LOADERS_KEY,
+    _wait_until_blocked,
+    loader,
+)
 
 TAXONOMY = load_taxonomy(None)
 KEPT = "We study how a small recurrent model trained on short sequences of numbers learns to sort sequences ten times longer, and which units carry the order of the items."
@@ -329,3 +341,29 @@ def test_prune_forgets_the_files_that_are_gone(tmp_path: Path, kind: str) -> Non
             ("Two",),
         ]
         assert fetch_one(url, "SELECT count(*) FROM sources") == 2
+
+
+@pytest.mark.postgres
+def test_three_loaders_side_by_side_show_what_one_serial_load_shows(tmp_path: Path) -> None:
+    """One loader per shape, released together: the tables equal a serial load's."""
+    files = write_shapes(tmp_path / "lists")
+    with fresh_postgres_database() as serial_url, fresh_postgres_database() as url:
+        load(serial_url, *files)
+        expected = shown(serial_url)
+        engine = create_engine(url)
+        try:
+            upgrade_to_head(engine)
+            with engine.connect() as connection:  # hold the loaders back, then let them go
+                connection.execute(text("SELECT pg_advisory_lock(:a, :b)"), LOADERS_KEY)
+                loaders = [loader(path, url) for path in files]
+                _wait_until_blocked(url, sessions=len(files))
+                connection.execute(text("SELECT pg_advisory_unlock(:a, :b)"), LOADERS_KEY)
+                connection.commit()
+            for process in loaders:
+                _, errors = process.communicate(timeout=300)
+                assert process.returncode == 0, errors.decode()
+        finally:
+            engine.dispose()
+        result = shown(url)
+        for table in expected:
+            assert result[table] == expected[table], table
