@@ -307,11 +307,8 @@ class _Run:
         if so it now has this path."""
         shallowest_first = sorted(self.roots, key=lambda root: len(root.parts))
         root = next((r for r in shallowest_first if path.is_relative_to(r)), path.parent)
-        try:
-            checksum = file_checksum(path)[0]
-        except SourceError:
-            return False
-        old = load.moved_from(connection, str(path), path.relative_to(root).as_posix(), checksum)
+        below = path.relative_to(root).as_posix()
+        old = load.moved_from(connection, str(path), below, lambda: _checksum(path))
         return old is not None and load.move_source(connection, old, str(path))
 
     def _write_source(self, connection: Connection, source: SourceFile) -> load.LoadCounts:
@@ -372,6 +369,14 @@ def _fingerprint(taxonomy: Taxonomy, venues: extract.VenueTable, options: RunOpt
     (etl.fingerprint), the taxonomy, venue spellings and overrides."""
     spellings = sorted(venues.names.items())
     return fingerprint((taxonomy.topics, taxonomy.tasks, spellings, options.venue, options.year))
+
+
+def _checksum(path: Path) -> str:
+    """The file's SHA-256, or "" when it cannot be read (its load reports why)."""
+    try:
+        return file_checksum(path)[0]
+    except SourceError:
+        return ""
 
 
 def _looks_unchanged(path: Path, state: load.SourceState, fingerprint: str) -> bool:

@@ -66,15 +66,15 @@ def derive_sighting_values(connection: Connection, source_id: int, run_id: int) 
     values = {name: derived(name) for name in ("venue", "year", "status")}
     touched = select(s.paper_sources.c.paper_pk).where(s.paper_sources.c.source_id == source_id)
     differs = or_(*(s.papers.c[name].is_distinct_from(v) for name, v in values.items()))
-    lock_in_order(connection, touched)
+    lock_in_order(connection, s.papers.c.pk.in_(touched), differs)
     connection.execute(update(s.papers).where(s.papers.c.pk.in_(touched), differs).values(values))
 
 
-def lock_in_order(connection: Connection, pks: Any) -> None:
-    """Lock the papers about to be updated in row-number order (PostgreSQL), so that loaders
-    updating overlapping papers queue instead of deadlocking. `pks`: a query of row numbers."""
+def lock_in_order(connection: Connection, *where: Any) -> None:
+    """Lock the papers about to be updated (those matching `where`) in row-number order
+    (PostgreSQL), so that loaders updating overlapping papers queue instead of deadlocking."""
     if connection.dialect.name == "postgresql":
-        query = select(s.papers.c.pk).where(s.papers.c.pk.in_(pks)).order_by(s.papers.c.pk)
+        query = select(s.papers.c.pk).where(*where).order_by(s.papers.c.pk)
         connection.execute(query.with_for_update(key_share=True)).all()  # FOR NO KEY UPDATE
 
 

@@ -9,7 +9,7 @@ path and keeps its sightings, so a removed record is removed, not kept by the ol
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -51,7 +51,9 @@ def touch_source(connection: Connection, path: str, mtime_ns: int) -> None:
     connection.execute(update(s.sources).where(s.sources.c.path == path).values(mtime_ns=mtime_ns))
 
 
-def moved_from(connection: Connection, path: str, below_root: str, checksum: str) -> str | None:
+def moved_from(
+    connection: Connection, path: str, below_root: str, checksum: Callable[[], str]
+) -> str | None:
     """The recorded path of the source a file not seen before is, moved: a source whose file
     no longer exists and whose path ends as this one does from the folder the user named down
     (`below_root`). Of several, the one sharing the longest end of its path, then the one with
@@ -70,7 +72,8 @@ def moved_from(connection: Connection, path: str, below_root: str, checksum: str
     longest = max(shared.values())
     best = [(old, old_checksum) for old, old_checksum in found if shared[old] == longest]
     if len(best) > 1:
-        best = [(old, old_checksum) for old, old_checksum in best if old_checksum == checksum]
+        mine = checksum()  # hashed only when the paths leave a choice
+        best = [(old, old_checksum) for old, old_checksum in best if old_checksum == mine]
     return best[0][0] if len(best) == 1 else None
 
 

@@ -329,13 +329,16 @@ class SourceLoader:
 
         What a record lacks stays as another record gave it: a title, keywords, extra fields,
         authors, links; the abstract (with the methods, acronyms, topics and tasks found in
-        it) unless the record has a substantive one and, where the paper has a title, a title
-        too (a list of bare abstracts does not undo what a titled record found)."""
+        it) when the paper has a substantive abstract and the record has none, or when the
+        paper has a title and the record has none (a list of bare abstracts does not undo
+        what a titled record found)."""
         titled = self._titled([pks[p.id] for p in papers if p.title is None])
+        with_abstract = self._with_abstract([pks[p.id] for p in papers if not _has_abstract(p)])
         keep_text = {
             p.id
             for p in papers
-            if not _has_abstract(p) or (p.title is None and pks[p.id] in titled)
+            if (not _has_abstract(p) and pks[p.id] in with_abstract)
+            or (p.title is None and pks[p.id] in titled)
         }
         rows = [
             {
@@ -378,6 +381,15 @@ class SourceLoader:
                 for part in chunks(sorted(pks[pid] for pid in ids)):
                     self.connection.execute(delete(table).where(table.c.paper_pk.in_(part)))
         return groups
+
+    def _with_abstract(self, pks: Sequence[int]) -> set[int]:
+        """Those of the papers a record with a substantive abstract made (an `abs:` key)."""
+        found: set[int] = set()
+        c = s.paper_keys.c
+        for part in chunks(pks):
+            query = select(c.paper_pk).where(c.paper_pk.in_(part), c.key >= "abs:", c.key < "abs;")
+            found.update(self.connection.execute(query).scalars())
+        return found
 
     def _titled(self, pks: Sequence[int]) -> set[int]:
         """Those of the papers that have a title."""
