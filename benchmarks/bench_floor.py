@@ -34,7 +34,7 @@ from bench_stages import etl_stage_seconds
 from etl.load import create_db_engine, upgrade_to_head
 from etl.load.database import SQLITE_CACHE_KIB
 from etl.load.schema import metadata
-from etl.load.search_index import INSERT_TRIGGER, insert_trigger_sql
+from etl.load.search_index import INSERT_TRIGGER
 
 
 def empty_etl_database(path: Path) -> None:
@@ -69,6 +69,9 @@ def copy_rows(source: Path, target: Path) -> tuple[float, float, int]:
     writer.execute("PRAGMA synchronous = NORMAL")
     writer.execute(f"PRAGMA cache_size = -{SQLITE_CACHE_KIB}")
     writer.execute("PRAGMA foreign_keys = ON")
+    (trigger,) = writer.execute(
+        "SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = ?", (INSERT_TRIGGER,)
+    ).fetchone()
     wall, cpu = time.perf_counter(), time.process_time()
     writer.execute("BEGIN")
     writer.execute(f"DROP TRIGGER {INSERT_TRIGGER}")
@@ -76,7 +79,7 @@ def copy_rows(source: Path, target: Path) -> tuple[float, float, int]:
         marks = ", ".join("?" for _ in columns)
         writer.executemany(f"INSERT INTO {name} ({', '.join(columns)}) VALUES ({marks})", rows)
     writer.execute("INSERT INTO papers_fts(papers_fts) VALUES ('rebuild')")
-    writer.execute(insert_trigger_sql())
+    writer.execute(trigger)
     writer.execute("COMMIT")
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
     writer.close()

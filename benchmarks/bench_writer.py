@@ -4,8 +4,9 @@ Usage: python benchmarks/bench_writer.py [--n 100000] [--seed 1] [--repeats 1] [
        [--cache-mib MIB]
 
 The records are transformed once, on every core, and the rows the workers return are kept in
-`out/` (keyed by N, seed and the transform's version). Each repeat is then a real `etl run`
-into a fresh file, `--workers 1`, whose transform pool hands back those rows instead of
+`out/` (keyed by N, seed and the digest of the loading code and data). Each repeat is then a
+real `etl run` into a fresh file, `--workers 1`, whose transform pool hands back those rows
+instead of
 computing them: migrations, identity resolution, every insert, the search index and the
 commit all run as in any load, so the load and index stages it prints are the writer's own,
 at sizes where a full run would spend most of its time transforming. `--profile` writes a
@@ -28,8 +29,9 @@ from bench_load import OUT, dataset, remove_sqlite
 
 import etl.load.database
 import etl.pipeline
+from etl.fingerprint import code_and_data_digest
 from etl.parallel import Batch, Result, Timer, TransformPool
-from etl.pipeline import TRANSFORM_VERSION, RunOptions, run
+from etl.pipeline import RunOptions, run
 
 
 class RecordingPool(TransformPool):
@@ -56,7 +58,7 @@ class ReplayingPool(TransformPool):
 
 def transformed_rows(source: Path, workers: int) -> list[Result]:
     """The transform's results for the file, computed once and cached beside it."""
-    cache = OUT / f"{source.stem}-rows-t{TRANSFORM_VERSION}.pickle"
+    cache = OUT / f"{source.stem}-rows-{code_and_data_digest()[:12]}.pickle"
     if cache.exists():
         with cache.open("rb") as handle:
             return pickle.load(handle)  # written by this script
@@ -83,19 +85,25 @@ def write_once(source: Path, database: Path, profile: Path | None) -> dict[str, 
     etl.pipeline.TransformPool = ReplayingPool  # type: ignore[misc]
     profiler = cProfile.Profile() if profile else None
     try:
-        tick = time.perf_counter()
+        tick, cpu = time.perf_counter(), time.process_time()
         if profiler:
             profiler.enable()
         report = run(options)
         if profiler:
             profiler.disable()
         wall = time.perf_counter() - tick
+        cpu = time.process_time() - cpu
     finally:
         etl.pipeline.TransformPool = TransformPool  # type: ignore[misc]
     if profiler and profile:
         profiler.dump_stats(profile)
     stages = dict(report.stage_seconds)
-    return {"load": stages.get("load", 0.0), "index": stages.get("index", 0.0), "wall": wall}
+    return {
+        "load": stages.get("load", 0.0),
+        "index": stages.get("index", 0.0),
+        "wall": wall,
+        "cpu": cpu,
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -124,11 +132,13 @@ def main(argv: list[str] | None = None) -> int:
         runs.append(write_once(source, database, args.profile if last else None))
         print(
             f"repeat {repeat + 1}: load {runs[-1]['load']:.2f} s, index {runs[-1]['index']:.2f} s,"
-            f" run {runs[-1]['wall']:.2f} s",
+            f" run {runs[-1]['wall']:.2f} s, run CPU {runs[-1]['cpu']:.2f} s",
             flush=True,
         )
     writer = statistics.median(r["load"] + r["index"] for r in runs)
+    cpu = statistics.median(r["cpu"] for r in runs)
     print(f"etl writer (load + index), {args.n:,} records: {writer:.2f} s (median)")
+    print(f"the run's CPU (process time, main process), {args.n:,} records: {cpu:.2f} s (median)")
     remove_sqlite(database)
     return 0
 

@@ -174,6 +174,11 @@ def main(debug: bool) -> None:
     "--full-refresh", is_flag=True, help="Delete all papers and reload every source from scratch."
 )
 @click.option(
+    "--prune",
+    is_flag=True,
+    help="Forget the files under PATH that are gone: their papers leave unless seen elsewhere.",
+)
+@click.option(
     "--workers",
     type=click.IntRange(min=1),
     default=default_workers,
@@ -233,6 +238,7 @@ def run_command(
     tagger: str,
     venues: str | None,
     full_refresh: bool,
+    prune: bool,
     workers: int,
     wait: bool,
     shard: tuple[int, int] | None,
@@ -266,6 +272,7 @@ def run_command(
         tagger=tagger,
         venues=venues,
         full_refresh=full_refresh,
+        prune=prune,
         workers=workers,
         wait=wait,
         shard=shard,
@@ -317,6 +324,8 @@ def print_report(report: RunReport) -> None:
             out.print(f"[red]failed[/]   {message}")
         elif source.status == "ignored":
             out.print(f"[yellow]ignored[/]  {path}: {message}")
+        elif source.status == "pruned":
+            out.print(f"[yellow]pruned[/]   {path}: {message}")
         elif source.rejects:
             rejected = f"{source.rejects} of {source.records} records rejected"
             out.print(f"[yellow]rejects[/]  {path}: {rejected}")

@@ -179,12 +179,10 @@ MethodValues = tuple[str, str, str, str, tuple[str, ...], tuple[str, ...]]
 TopicValues = tuple[str, float, str]
 # (task name, score, evidence as "a, b")
 TaskValues = tuple[str, float, str]
-# PaperRows' first fields are the paper's own columns, named as in the `papers` table.
-PAPER_VALUE_COUNT = 12
 
 
 class PaperRows(NamedTuple):
-    """A bundle as plain values: the paper's columns (the first twelve fields), then its children.
+    """A bundle as plain values: the paper's columns (named as in `papers`), then its children.
 
     Transform workers send their results to the loading process through pickle, and the one
     process every batch goes through pays for unpickling them. A named tuple of plain tuples
@@ -217,10 +215,6 @@ class PaperRows(NamedTuple):
     keys: tuple[str, ...] = ()
     author_homepages: tuple[str | None, ...] = ()
     listed: tuple[tuple[str, str, str | None], ...] = ()  # what the source lists (RawRecord)
-
-    def paper_values(self) -> tuple[object, ...]:
-        """The values of the paper's own columns, id to content_hash."""
-        return self[:PAPER_VALUE_COUNT]
 
     @property
     def sighting(self) -> tuple[str | None, int | None, str | None]:

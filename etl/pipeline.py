@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-import hashlib
+import glob
+import itertools
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
@@ -17,15 +18,15 @@ from sqlalchemy.exc import DBAPIError
 from etl import extract, load
 from etl.config import mask_url, resolve_database_url, stored_url
 from etl.errors import EtlError, SourceError
+from etl.extract.files import fingerprint as file_checksum
 from etl.failures import describe, is_database_failure
+from etl.fingerprint import fingerprint
 from etl.load.database import package_dir
 from etl.models import RunReport, SourceFile, SourceReport
 from etl.parallel import TransformPool
 from etl.signals import signals_held
 from etl.transform import Taxonomy, load_taxonomy
 
-# Bump when the transform's output changes, so unchanged sources are re-read once.
-TRANSFORM_VERSION = "5"
 # Records per batch; one batch more than there are workers is in flight. Small enough to keep
 # the workers busy and memory low, large enough for set-based writes (benchmarks/HISTORY.md).
 BATCH_SIZE = 500
@@ -59,6 +60,7 @@ class RunOptions:
     remember_writes: bool = True  # False: the writer reads everything back (tests compare both)
     limits: extract.limits.Limits = extract.limits.DEFAULT  # what one record may cost
     source_format: str | None = None  # the shape of every file (etl.extract.FORMATS), not guessed
+    prune: bool = False  # forget the sources under the given paths whose files are gone
 
 
 def default_paths() -> tuple[str, ...]:
@@ -86,6 +88,7 @@ def run(options: RunOptions, progress: ProgressCallback | None = None) -> RunRep
     try:
         with load.run_lock(engine, wait=options.wait, exclusive=options.full_refresh) as lock:
             current = _Run(options, engine, taxonomy, venues, lock, progress)
+            current.roots = source_roots(options.paths or default_paths())
             current.sources.extend(
                 SourceReport(str(p), "unknown", "ignored", message="unsupported file type")
                 for p in found.unsupported
@@ -128,6 +131,22 @@ def run(options: RunOptions, progress: ProgressCallback | None = None) -> RunRep
     return report
 
 
+def source_roots(paths: Sequence[str]) -> list[Path]:
+    """The folders the user named: a folder itself, a file's own folder, a glob's folder
+    before its first wildcard."""
+    roots = []
+    for given in paths:
+        path = Path(given)
+        if path.is_dir():
+            roots.append(path.resolve())
+        elif glob.has_magic(given):
+            plain = list(itertools.takewhile(lambda part: not glob.has_magic(part), path.parts))
+            roots.append(Path(*plain).resolve() if plain else Path.cwd())
+        else:
+            roots.append(path.resolve().parent)
+    return roots
+
+
 def shard(files: Sequence[Path], part: tuple[int, int] | None) -> list[Path]:
     """The files of shard I of N: the I-th of every N in sorted order (all, as found, for None).
     Loaders that split a corpus this way must each be given the same paths."""
@@ -163,6 +182,7 @@ class _Run:
         self.counts = load.LoadCounts()
         self.stages: dict[str, float] = {}
         self.remembered: load.RememberedRows | None = None  # see start_memory
+        self.roots: list[Path] = []  # the folders the user named (a file's own folder)
 
     @contextmanager
     def timed(self, stage: str) -> Iterator[None]:
@@ -189,7 +209,25 @@ class _Run:
             held = [path for path in files if not self._add(self.load_source(path, wait=False))]
             for path in held:  # another loader had them: wait for it (most are then unchanged)
                 self._add(self.load_source(path, wait=True))
+        if self.options.prune:
+            self.prune()
         self.tidy()
+
+    def prune(self) -> None:
+        """Forget the sources under the given folders whose files are gone: their sightings,
+        and the papers seen nowhere else (each source in its own transaction)."""
+        with self.engine.connect() as connection:
+            gone = load.gone_sources(connection, self.roots)
+        for source_id, path in gone:
+            with self.transaction() as connection, signals_held():
+                if not load.claim_source(connection, path, wait=True):
+                    continue
+                removed, deferred = load.forget_source(connection, source_id, self.run_id)
+            if removed and self.remembered is not None:
+                self.remembered.forget()
+            self.counts.removed += removed
+            self.counts.deferred += deferred
+            self._add(SourceReport(path, "unknown", "pruned", message="the file is gone"))
 
     def start_memory(self, connection: Connection) -> None:
         """Keep what this run writes in memory, when all the writer would read back is what
@@ -219,19 +257,23 @@ class _Run:
         return True
 
     def tidy(self) -> None:
-        """Delete orphaned lookup rows (waiting for other loaders to finish) and merge the
-        search index's segments, when this run's work calls for it."""
+        """Delete orphaned lookup rows and papers whose removal another loader held up
+        (waiting for other loaders to finish), and merge the search index's segments, when
+        this run's work calls for it."""
         counts = self.counts
         # Only these can leave rows no paper refers to: changed or removed papers, a source
         # that failed after adding its lookup rows, and a run that died meanwhile.
         failed = any(source.status == "failed" for source in self.sources)
         orphans = bool(counts.updated or counts.removed or failed or self.interrupted)
+        unseen = bool(counts.deferred or self.interrupted)
         optimize = counts.inserted + counts.updated > 20_000  # many new FTS segments
         with self.timed("index"), self.engine.begin() as connection:
-            if orphans:
+            if orphans or unseen:
                 load.exclude_loaders(connection, self.lock)
             with signals_held():
-                if orphans:
+                if unseen:
+                    counts.removed += load.remove_all_unseen(connection)
+                if orphans or unseen:
                     load.delete_orphans(connection)
                 if optimize:
                     load.optimize_search(connection)
@@ -257,6 +299,8 @@ class _Run:
                 if not load.claim_source(connection, str(path), wait=wait):
                     return None
                 state = load.source_state(connection, str(path))
+                if state is None and self._moved_here(connection, path):
+                    state = load.source_state(connection, str(path))
                 fresh = self.options.full_refresh
                 if state and not fresh and _looks_unchanged(path, state, self.fingerprint):
                     return SourceReport(str(path), state.format, "unchanged")
@@ -278,6 +322,15 @@ class _Run:
         self.counts.add(counts)
         return SourceReport(source.path, source.format, "loaded", counts.records, counts.rejects)
 
+    def _moved_here(self, connection: Connection, path: Path) -> bool:
+        """Whether a known source whose file is gone is this file, moved (etl.load.sources);
+        if so it now has this path."""
+        shallowest_first = sorted(self.roots, key=lambda root: len(root.parts))
+        root = next((r for r in shallowest_first if path.is_relative_to(r)), path.parent)
+        below = path.relative_to(root).as_posix()
+        old = load.moved_from(connection, str(path), below, lambda: _checksum(path))
+        return old is not None and load.move_source(connection, old, str(path))
+
     def _write_source(self, connection: Connection, source: SourceFile) -> load.LoadCounts:
         """Transform a source's records in batches and write them."""
         assert self.pool is not None
@@ -285,7 +338,7 @@ class _Run:
             loader = load.SourceLoader(
                 connection, source, self.run_id, self.fingerprint, self.remembered
             )
-        try:
+        with loader:  # puts back what a fast first load changed in the schema, and closes
             batches = self.pool.transform(self._batches(source), partial(self.timed, "transform"))
             for papers, rejects in batches:
                 with self.timed("load"), signals_held():
@@ -294,8 +347,6 @@ class _Run:
                     self.progress("records", len(papers) + len(rejects))
             with self.timed("load"), signals_held():  # the source's last writes
                 return loader.finish()
-        finally:
-            loader.close()
 
     def _batches(self, source: SourceFile) -> Iterator[list[extract.Item]]:
         """Records in batches bounded in records and characters, timing the extraction (JSON
@@ -340,25 +391,26 @@ class _Run:
 
 
 def _fingerprint(taxonomy: Taxonomy, venues: extract.VenueTable, options: RunOptions) -> str:
-    """What besides a file's bytes decides its papers: transform version, taxonomy and its
-    tagger, venue spellings, overrides (venue, year, source format), limits."""
+    """What besides a file's bytes decides its papers: the loading code and package data
+    (etl.fingerprint, the tagger's model among them), the taxonomy and the tagger chosen,
+    venue spellings, overrides (venue, year, source format) and limits."""
     spellings = sorted(venues.names.items())
-    tagger = taxonomy.tagger.digest if taxonomy.tagger else "rules"
-    decided_by = repr(
-        (
-            TRANSFORM_VERSION,
-            taxonomy.topics,
-            taxonomy.tasks,
-            tagger,
-            spellings,
-            options.venue,
-            options.year,
-        )
-        + ((options.source_format,) if options.source_format else ())
-    )
+    tagger = "model" if taxonomy.tagger else "rules"
+    inputs: list[object] = [taxonomy.topics, taxonomy.tasks, tagger, spellings]
+    inputs += [options.venue, options.year]
+    if options.source_format:
+        inputs.append(options.source_format)
     if options.limits != extract.limits.DEFAULT:  # which records are rejected
-        decided_by += repr(options.limits)
-    return hashlib.sha256(decided_by.encode("utf-8")).hexdigest()[:24]
+        inputs.append(options.limits)
+    return fingerprint(inputs)
+
+
+def _checksum(path: Path) -> str:
+    """The file's SHA-256, or "" when it cannot be read (its load reports why)."""
+    try:
+        return file_checksum(path)[0]
+    except SourceError:
+        return ""
 
 
 def _looks_unchanged(path: Path, state: load.SourceState, fingerprint: str) -> bool:

@@ -2,19 +2,22 @@
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 from sqlalchemy import create_engine, inspect, text
 
 from etl.load.database import create_db_engine
 from etl.load.schema import include_object, metadata
-from tests.conftest import REPO, fetch, fetch_one, load
+from tests.conftest import REPO, fetch, fetch_one, fresh_database, load
+from tests.test_concurrent_loaders import snapshot
 
 sys_alembic = [sys.executable, "-m", "alembic"]
 
@@ -182,3 +185,92 @@ def test_0005_moves_venues_to_sightings_and_keys_existing_papers(
     assert "venue" not in {c for c, _ in schema(db_url)["paper_sources"]}  # type: ignore[attr-defined]
     alembic(db_url, "upgrade", "head")
     assert fetch(db_url, "SELECT count(*) FROM papers_with_code") == [(0,)]
+
+
+# Frozen migrations: each revision does what it did when it was written.
+
+REVISIONS = sorted(path.name[:4] for path in (REPO / "migrations" / "versions").glob("0*.py"))
+ALLOWED_IMPORTS = {"__future__", "collections", "dataclasses", "hashlib", "re", "unicodedata"}
+
+
+def test_no_revision_reads_live_code_or_sql_files() -> None:
+    for path in (REPO / "migrations" / "versions").glob("0*.py"):
+        tree = ast.parse(path.read_text("utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom):
+                names = [node.module or ""]
+            elif isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            else:
+                continue
+            for name in names:
+                top = name.split(".")[0]
+                assert top in ALLOWED_IMPORTS | {"sqlalchemy", "alembic"}, (path.name, name)
+        assert "read_text" not in path.read_text("utf-8"), path.name
+
+
+def catalog(url: str) -> dict[str, list[tuple[object, ...]]]:
+    """Everything the database's catalog says about etl's schema (not the data)."""
+    if url.startswith("sqlite"):
+        return {
+            "sqlite_master": fetch(
+                url,
+                "SELECT type, name, tbl_name, sql FROM sqlite_master "
+                "WHERE name NOT LIKE 'sqlite_%' ORDER BY type, name",
+            )
+        }
+    here = "current_schema()::regnamespace"
+    queries = {
+        "columns": "SELECT table_name, column_name, ordinal_position, data_type, is_nullable, "
+        "column_default, is_identity, is_generated, generation_expression "
+        "FROM information_schema.columns WHERE table_schema = current_schema()",
+        "constraints": "SELECT conrelid::regclass::text, conname, pg_get_constraintdef(oid) "
+        f"FROM pg_constraint WHERE connamespace = {here}",
+        "indexes": "SELECT tablename, indexname, indexdef FROM pg_indexes "
+        "WHERE schemaname = current_schema()",
+        "views": "SELECT table_name, view_definition FROM information_schema.views "
+        "WHERE table_schema = current_schema()",
+        "comments": "SELECT c.relname, a.attnum, a.attname, a.attstorage, "
+        "col_description(c.oid, a.attnum), obj_description(c.oid, 'pg_class') "
+        "FROM pg_class c JOIN pg_attribute a ON a.attrelid = c.oid "
+        f"WHERE c.relnamespace = {here} AND a.attnum > 0 AND NOT a.attisdropped",
+        "triggers": "SELECT tgrelid::regclass::text, tgname, pg_get_triggerdef(oid) "
+        "FROM pg_trigger WHERE NOT tgisinternal",
+    }
+    return {name: sorted(fetch(url, sql), key=repr) for name, sql in queries.items()}
+
+
+@pytest.mark.parametrize("revision", REVISIONS[:-1])
+def test_a_database_made_at_an_old_revision_upgrades_to_what_a_fresh_one_is(
+    db_url: str, tmp_path: Path, seeds: Path, revision: str
+) -> None:
+    """A database made at an old revision, then loaded by today's `etl run` (which upgrades
+    it), has the schema and the rows of a database made fresh by the same run."""
+    alembic(db_url, "upgrade", revision)
+    load(db_url, seeds)
+    kind = "sqlite" if db_url.startswith("sqlite") else "postgresql"
+    (tmp_path / "fresh").mkdir()
+    with fresh_database(kind, tmp_path / "fresh") as fresh:
+        load(fresh, seeds)
+        assert catalog(db_url) == catalog(fresh)
+        assert snapshot(db_url) == snapshot(fresh)
+
+
+def test_the_search_trigger_a_load_drops_comes_back_as_the_database_held_it(
+    tmp_path: Path, seeds: Path
+) -> None:
+    """The first load drops the full-text insert trigger for speed and puts back the database's
+    own definition, whatever today's files say."""
+    url = f"sqlite:///{tmp_path / 'papers.db'}"
+    alembic(url, "upgrade", "head")
+    held = (
+        "CREATE TRIGGER papers_fts_insert AFTER INSERT ON papers BEGIN\n"
+        "    -- as an older release made it\n"
+        "    INSERT INTO papers_fts(rowid, title, abstract, method_names)\n"
+        "    VALUES (new.pk, new.title, new.abstract, new.method_names);\n"
+        "END"
+    )
+    execute(url, "DROP TRIGGER papers_fts_insert", held)
+    load(url, seeds)
+    trigger = "SELECT sql FROM sqlite_master WHERE name = 'papers_fts_insert'"
+    assert fetch(url, trigger) == [(held,)]

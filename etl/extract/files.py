@@ -353,7 +353,6 @@ def read_head(path: Path | str, encoding: str, chars: int = 4096) -> str:
         return handle.read(chars)
 
 
-
 def read_head_bytes(path: Path | str, size: int) -> bytes:
     """The first bytes of a file's (decompressed) content."""
     with open_bytes(str(path)) as handle:

@@ -1,7 +1,11 @@
 """Load stage: migrations, set-based writes, runs and locks (SQLAlchemy Core only).
 
 Public entry points: `create_db_engine`, `upgrade_to_head`, `SourceLoader` and the run
-bookkeeping re-exported here.
+bookkeeping re-exported here. The writer is split by job: `writer` (loading a source's
+batches), `methods` (method resolution), `sightings` (what sightings decide, removals),
+`sources` (source state), `taxonomy` (topic and task sync), `maintenance` (orphans, search
+index, full refresh); `search_index` and `foreign_keys` undo and restore what a fast first
+load changes in the schema.
 """
 
 from etl.load.database import (
@@ -13,19 +17,19 @@ from etl.load.database import (
 )
 from etl.load.known import RememberedRows
 from etl.load.locks import RunLock, claim_source, exclude_loaders, hold_database, run_lock
+from etl.load.maintenance import clear_data, delete_orphans, optimize_search
 from etl.load.runs import finish_run, start_run
-from etl.load.writer import (
-    LoadCounts,
-    SourceLoader,
+from etl.load.sightings import forget_source, remove_all_unseen
+from etl.load.sources import (
     SourceState,
-    clear_data,
-    delete_orphans,
-    optimize_search,
+    gone_sources,
+    move_source,
+    moved_from,
     source_state,
-    sync_tasks,
-    sync_topics,
     touch_source,
 )
+from etl.load.taxonomy import sync_tasks, sync_topics
+from etl.load.writer import LoadCounts, SourceLoader
 
 __all__ = [
     "LoadCounts",
@@ -40,9 +44,14 @@ __all__ = [
     "exclude_loaders",
     "finish_run",
     "first_load_journal",
+    "forget_source",
+    "gone_sources",
     "hold_database",
+    "move_source",
+    "moved_from",
     "optimize_search",
     "recreate_views",
+    "remove_all_unseen",
     "run_lock",
     "source_state",
     "start_run",

@@ -216,12 +216,6 @@ def _strip_comments(sql: str) -> str:
     return re.sub(r"--[^\n]*", "", sql)
 
 
-def run_sql_file(connection: Connection, relative: str) -> None:
-    """Execute every statement of a file under sql/."""
-    for statement in split_statements(sql_dir().joinpath(relative).read_text("utf-8")):
-        connection.exec_driver_sql(statement)
-
-
 @dataclass(frozen=True)
 class ViewDefinition:
     """A packaged view: its name, one-line description, column comments and SQL."""

@@ -14,7 +14,7 @@ from __future__ import annotations
 import bisect
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Any, NamedTuple
 
 from sqlalchemy import Column, Connection, exists, select
 
@@ -23,7 +23,14 @@ from etl.load.bulk import chunks, select_map, select_rows
 
 PaperOwners = dict[str, list[str]]  # identity key -> ids of the papers holding it, by row number
 PaperKeySets = defaultdict[str, set[str]]  # paper id -> its identity keys
-StoredPaper = tuple[int, str]  # (papers.pk, papers.content_hash)
+
+
+class StoredPaper(NamedTuple):
+    """What the writer needs of a stored paper."""
+
+    pk: int  # papers.pk, its row number
+    content_hash: str
+
 
 # The lookup maps a run remembers: (key column, id column) pairs the writer resolves.
 REMEMBERED_LOOKUPS = (
@@ -42,7 +49,7 @@ class StoredRows:
         """(row number, content hash) of the stored papers with these ids."""
         columns = (s.papers.c.pk, s.papers.c.content_hash)
         found = select_rows(connection, s.papers.c.id, columns, ids)
-        return {pid: (row[0], row[1]) for pid, row in found.items()}
+        return {pid: StoredPaper(pk, content_hash) for pid, (pk, content_hash) in found.items()}
 
     def has_paper(self, connection: Connection, paper_id: str) -> bool:
         """Whether a paper with this id is stored."""
@@ -212,7 +219,7 @@ class RememberedRows(StoredRows):
             self._lookups[_name(key)].update(ids)
 
     def _row_number(self, paper_id: str) -> int:
-        return self._papers[paper_id][0]
+        return self._papers[paper_id].pk
 
 
 def _name(column: Column[Any]) -> str:

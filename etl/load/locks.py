@@ -151,11 +151,13 @@ def _loaders_lock(engine: Engine, *, wait: bool, exclusive: bool) -> Iterator[Ru
 
 
 def _held(connection: Connection, key: int) -> int:
-    """How many sessions hold one of our database-wide locks (PostgreSQL)."""
+    """How many sessions hold one of our database-wide locks on this database (PostgreSQL;
+    advisory locks are per database, but pg_locks lists the whole server's)."""
     holders = connection.scalar(
         text(
             "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted "
-            "AND classid::bigint = :a AND objid::bigint = :b AND objsubid = 2"
+            "AND classid::bigint = :a AND objid::bigint = :b AND objsubid = 2 "
+            "AND database = (SELECT oid FROM pg_database WHERE datname = current_database())"
         ),
         {"a": NAMESPACE, "b": key},
     )

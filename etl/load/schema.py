@@ -1,8 +1,9 @@
 """The one schema definition: SQLAlchemy Core tables, Alembic's target metadata.
 
 Search structures that differ by dialect (an FTS5 table on SQLite, a `tsvector` column with a
-GIN index on PostgreSQL) are created by the migrations from `sql/` and are not part of this
-metadata; `SEARCH_OBJECTS` names them so Alembic's comparison leaves them alone.
+GIN index on PostgreSQL) are created by migration 0001 (its own copy of `sql/*/search.sql`)
+and are not part of this metadata; `SEARCH_OBJECTS` names them so Alembic's comparison
+leaves them alone.
 """
 
 from __future__ import annotations

@@ -3,7 +3,8 @@
 On SQLite the FTS5 table is maintained by triggers (sql/sqlite/search.sql), so any writer keeps
 it right. For a bulk load, indexing new rows one trigger call at a time costs about twice a
 set-based `INSERT ... SELECT`, so a load drops the insert trigger inside its transaction,
-indexes its new rows in one statement, and creates the trigger again before commit. The new
+indexes its new rows in one statement, and creates the trigger again before commit, from the
+definition the database held (what its migrations made), never from a file of today's code. The new
 rows are indexed together when the source ends (one statement costs less than one a batch),
 or earlier, before a paper is rewritten: the update trigger expects an indexed row.
 A rollback (or a kill) restores the trigger with everything else. PostgreSQL needs nothing:
@@ -14,15 +15,14 @@ from __future__ import annotations
 
 from sqlalchemy import Connection, text
 
-from etl.load.database import split_statements, sql_dir
-
 INSERT_TRIGGER = "papers_fts_insert"
 
 
-def insert_trigger_sql() -> str:
-    """The CREATE TRIGGER statement for new papers, as the migration created it."""
-    statements = split_statements(sql_dir().joinpath("sqlite", "search.sql").read_text("utf-8"))
-    return next(s for s in statements if f"TRIGGER {INSERT_TRIGGER}" in s)
+def insert_trigger_sql(connection: Connection) -> str | None:
+    """The CREATE TRIGGER statement for new papers as the database holds it (None if absent)."""
+    query = text("SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = :name")
+    found = connection.execute(query, {"name": INSERT_TRIGGER}).scalar()
+    return str(found) if found else None
 
 
 class BulkSearchIndex:
@@ -32,7 +32,10 @@ class BulkSearchIndex:
         self.connection = connection
         self.active = connection.dialect.name == "sqlite"
         self.unindexed_above: int | None = None  # papers above this row number await indexing
-        if self.active:
+        self.trigger = insert_trigger_sql(connection) if self.active else None
+        if self.trigger is None:  # not SQLite, or a database without the trigger: keep it so
+            self.active = False
+        else:
             connection.execute(text(f"DROP TRIGGER IF EXISTS {INSERT_TRIGGER}"))
 
     def index_new(self, mark: int) -> None:
@@ -54,7 +57,7 @@ class BulkSearchIndex:
 
     def close(self) -> None:
         """Put the insert trigger back, so every later writer keeps the index in step."""
-        if self.active:
+        if self.active and self.trigger is not None:
             self.flush()
-            self.connection.exec_driver_sql(insert_trigger_sql())
+            self.connection.exec_driver_sql(self.trigger)
             self.active = False

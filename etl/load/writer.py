@@ -2,29 +2,25 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any, Final
+from typing import Any
 
 from sqlalchemy import (
     Boolean,
     Connection,
     Table,
-    and_,
     bindparam,
     case,
     delete,
     func,
-    or_,
     select,
-    text,
     update,
 )
 
-from etl.load import locks
+from etl.load import locks, sightings
 from etl.load import schema as s
 from etl.load.bulk import (
     chunks,
@@ -37,26 +33,72 @@ from etl.load.bulk import (
 )
 from etl.load.foreign_keys import ForeignKeysCheckedAtEnd
 from etl.load.identity import IdentityResolver
-from etl.load.known import StoredRows
+from etl.load.known import StoredPaper, StoredRows
+from etl.load.methods import resolve_methods
 from etl.load.search_index import BulkSearchIndex
 from etl.models import (
-    PAPER_VALUE_COUNT,
-    MethodValues,
     PaperRows,
     Reject,
     SourceFile,
-    Task,
-    Topic,
 )
 
-# The columns of `papers` that a paper's content decides: PaperRows' first fields.
-PAPER_COLUMNS = PaperRows._fields[:PAPER_VALUE_COUNT]
-
-# Where a mention (MethodValues) holds its alias keys: the spellings that merge into one
-# method. Indexed, not unpacked: there are some twenty mentions a paper.
-ALIAS_KEYS: Final = 5
+# The columns of `papers` a new paper is inserted with, in the order of `paper_row`'s values.
+PAPER_COLUMNS = (
+    "id",
+    "venue",
+    "year",
+    "status",
+    "title",
+    "title_raw",
+    "abstract",
+    "abstract_raw",
+    "keywords",
+    "extra",
+    "method_names",
+    "content_hash",
+    "created_run_id",
+    "updated_run_id",
+)
+# Groups of a paper's child rows that a record replaces only when it has them: a record that
+# lacks a field knows nothing about it (it does not say the paper has no authors).
+TEXT_CHILDREN = (
+    s.paper_methods,
+    s.acronyms,
+    s.paper_topics,
+    s.paper_tasks,
+    s.paper_listed_terms,
+)
 RowNumbers = dict[str, int]  # papers.pk by papers.id, for the papers of a batch
 KeyedPaper = tuple[int, PaperRows]  # a paper with its row number
+
+
+@dataclass
+class ChildGroups:
+    """The ids of changed papers whose authors, links and text-derived rows are replaced."""
+
+    authors: set[str] = field(default_factory=set)
+    links: set[str] = field(default_factory=set)
+    text: set[str] = field(default_factory=set)
+
+
+def paper_row(p: PaperRows, run_id: int) -> tuple[object, ...]:
+    """A new paper's `papers` row, in the order of PAPER_COLUMNS."""
+    return (
+        p.id,
+        p.venue,
+        p.year,
+        p.status,
+        p.title,
+        p.title_raw,
+        p.abstract,
+        p.abstract_raw,
+        p.keywords,
+        p.extra,
+        p.method_names,
+        p.content_hash,
+        run_id,
+        run_id,
+    )
 
 
 def now() -> datetime:
@@ -96,6 +138,9 @@ class LoadCounts:
     links: int = 0
     methods: int = 0
     rejects: int = 0
+    # Papers left with no sighting that another loader held at that moment: removed at the
+    # end of the run, where no loader can be adding a sighting (remove_unseen_papers).
+    deferred: int = 0
 
     def add(self, other: LoadCounts) -> None:
         """Accumulate another source's counts (for a run's totals)."""
@@ -145,6 +190,25 @@ class SourceLoader:
         with self.lookup_connection.begin():
             locks.hold_lookup_table(self.lookup_connection, table.name)
             yield self.lookup_connection
+
+    def __enter__(self) -> SourceLoader:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, *_: object) -> None:
+        """Leaving the source's writing: put back what a fast first load changed in the schema
+        (the full-text insert trigger, the foreign keys), and release the lookup connection.
+        On an error the transaction's rollback puts the schema back (a PostgreSQL transaction
+        that failed takes no more statements)."""
+        try:
+            if kind is None:
+                self.restore_schema()
+        finally:
+            self.close()
+
+    def restore_schema(self) -> None:
+        """Put back the insert trigger and the foreign keys a fast first load dropped (once)."""
+        self.search_index.close()
+        self.foreign_keys.restore()
 
     def close(self) -> None:
         """Release the lookup connection (after `finish`, or when the source fails)."""
@@ -208,21 +272,24 @@ class SourceLoader:
         stored = self.stored.papers(self.connection, latest)
         fresh = [p for pid, p in latest.items() if pid not in stored]
         changed = [
-            p for pid, p in latest.items() if pid in stored and stored[pid][1] != p.content_hash
+            p
+            for pid, p in latest.items()
+            if pid in stored and stored[pid].content_hash != p.content_hash
         ]
         self.counts.inserted += len(fresh)
         self.counts.updated += len(changed)
         self.counts.unchanged += len(latest) - len(fresh) - len(changed)
-        pks: RowNumbers = {pid: row[0] for pid, row in stored.items()}
+        pks: RowNumbers = {pid: paper.pk for pid, paper in stored.items()}
         if fresh:
             pks.update(self._insert_papers(fresh))
         if len(pks) < len(latest):  # another loader inserted some of them meanwhile
             fresh, taken = self._taken_meanwhile(latest, fresh, pks)
             changed += taken
-        if changed:
-            self._update_papers(changed, pks)
-        self.stored.wrote_papers({p.id: (pks[p.id], p.content_hash) for p in (*fresh, *changed)})
-        self._write_children([*fresh, *changed], pks)
+        groups = self._update_papers(changed, pks) if changed else ChildGroups()
+        self.stored.wrote_papers(
+            {p.id: StoredPaper(pks[p.id], p.content_hash) for p in (*fresh, *changed)}
+        )
+        self._write_children(fresh, changed, groups, pks)
         self._write_provenance(papers, pks)
         self._write_keys(papers, pks)
 
@@ -238,8 +305,12 @@ class SourceLoader:
             (s.papers.c.pk, s.papers.c.content_hash),
             [pid for pid in latest if pid not in pks],
         )
-        pks.update({pid: row[0] for pid, row in taken.items()})
-        differ = [latest[pid] for pid, row in taken.items() if row[1] != latest[pid].content_hash]
+        pks.update({pid: pk for pid, (pk, _) in taken.items()})
+        differ = [
+            latest[pid]
+            for pid, (_, content_hash) in taken.items()
+            if content_hash != latest[pid].content_hash
+        ]
         self.counts.inserted -= len(taken)
         self.counts.updated += len(differ)
         self.counts.unchanged += len(taken) - len(differ)
@@ -247,62 +318,119 @@ class SourceLoader:
 
     def _insert_papers(self, papers: Sequence[PaperRows]) -> RowNumbers:
         """Insert new papers and index them for search; their row numbers (`papers.pk`)."""
-        run = (self.run_id, self.run_id)
+        rows = [paper_row(p, self.run_id) for p in papers]
         if self.shared:
-            rows = [(*p.paper_values(), *run) for p in papers]
-            columns = (*PAPER_COLUMNS, "created_run_id", "updated_run_id")
-            inserted = insert_new_returning(self.connection, s.papers, columns, rows, ("id", "pk"))
+            inserted = insert_new_returning(
+                self.connection, s.papers, PAPER_COLUMNS, rows, ("id", "pk")
+            )
             return dict(inserted)
         mark = highest_id(self.connection, s.papers.c.pk)
-        insert_rows(
-            self.connection,
-            s.papers,
-            (*PAPER_COLUMNS, "created_run_id", "updated_run_id"),
-            [(*p.paper_values(), *run) for p in papers],
-        )
+        insert_rows(self.connection, s.papers, PAPER_COLUMNS, rows)
         self.search_index.index_new(mark)
         return ids_since(self.connection, s.papers.c.id, s.papers.c.pk, mark)
 
-    def _update_papers(self, papers: Sequence[PaperRows], pks: RowNumbers) -> None:
-        """Rewrite changed papers and drop their derived rows (rewritten next)."""
+    def _update_papers(self, papers: Sequence[PaperRows], pks: RowNumbers) -> ChildGroups:
+        """Rewrite changed papers with what their new records know, and drop the child rows
+        those records replace (rewritten next); the papers whose groups are replaced.
+
+        What a record lacks stays as another record gave it: a title, keywords, extra fields,
+        authors, links; the abstract (with the methods, acronyms, topics and tasks found in
+        it) when the paper has a substantive abstract and the record has none, or when the
+        paper has a title and the record has none (a list of bare abstracts does not undo
+        what a titled record found)."""
+        titled = self._titled([pks[p.id] for p in papers if p.title is None])
+        with_abstract = self._with_abstract([pks[p.id] for p in papers if not _has_abstract(p)])
+        keep_text = {
+            p.id
+            for p in papers
+            if (not _has_abstract(p) and pks[p.id] in with_abstract)
+            or (p.title is None and pks[p.id] in titled)
+        }
         rows = [
             {
-                **dict(zip(PAPER_COLUMNS, p.paper_values(), strict=True)),
-                "updated_run_id": self.run_id,
-                "row_number": pks[p.id],
-                "no_abstract": not _has_abstract(p),
+                "b_pk": pks[p.id],
+                "b_title": p.title,
+                "b_title_raw": p.title_raw,
+                "b_abstract": p.abstract,
+                "b_abstract_raw": p.abstract_raw,
+                "b_method_names": p.method_names,
+                "b_keywords": p.keywords,
+                "b_extra": p.extra,
+                "b_content_hash": p.content_hash,
+                "b_keep_text": p.id in keep_text,
             }
             for p in papers
         ]
-        columns: dict[str, Any] = {
-            k: bindparam(k) for k in rows[0] if k not in ("id", "row_number", "no_abstract")
+        keep = bindparam("b_keep_text", type_=Boolean)
+        values: dict[str, Any] = {
+            name: func.coalesce(bindparam(f"b_{name}"), s.papers.c[name])
+            for name in ("title", "title_raw", "keywords", "extra")
         }
-        # Keep a title another source gave when this one has none, and an abstract when
-        # this one's is a placeholder or too short to be one.
-        columns["title"] = func.coalesce(bindparam("title"), s.papers.c.title)
-        columns["title_raw"] = func.coalesce(bindparam("title_raw"), s.papers.c.title_raw)
-        for name in ("abstract", "abstract_raw"):
-            columns[name] = case(
-                (bindparam("no_abstract", type_=Boolean), s.papers.c[name]),
-                else_=bindparam(name),
-            )
+        for name in ("abstract", "abstract_raw", "method_names"):
+            values[name] = case((keep, s.papers.c[name]), else_=bindparam(f"b_{name}"))
+        values["content_hash"] = bindparam("b_content_hash")
+        values["updated_run_id"] = self.run_id
         self.search_index.flush()
-        statement = update(s.papers).where(s.papers.c.pk == bindparam("row_number")).values(columns)
+        statement = update(s.papers).where(s.papers.c.pk == bindparam("b_pk")).values(values)
         self.connection.execute(statement, rows)
-        changed = [pks[p.id] for p in papers]
-        for table in s.PAPER_CHILDREN:
-            for part in chunks(changed):
-                self.connection.execute(delete(table).where(table.c.paper_pk.in_(part)))
+        groups = ChildGroups(
+            authors={p.id for p in papers if p.authors},
+            links={p.id for p in papers if p.links},
+            text={p.id for p in papers} - keep_text,
+        )
+        for tables, ids in (
+            ((s.paper_authors,), groups.authors),
+            ((s.paper_links,), groups.links),
+            (TEXT_CHILDREN, groups.text),
+        ):
+            for table in tables:
+                for part in chunks(sorted(pks[pid] for pid in ids)):
+                    self.connection.execute(delete(table).where(table.c.paper_pk.in_(part)))
+        return groups
 
-    def _write_children(self, papers: Sequence[PaperRows], pks: RowNumbers) -> None:
-        """Authors, links, methods, acronyms, topics and tasks of newly written papers."""
-        if not papers:
+    def _with_abstract(self, pks: Sequence[int]) -> set[int]:
+        """Those of the papers a record with a substantive abstract made (an `abs:` key)."""
+        found: set[int] = set()
+        c = s.paper_keys.c
+        for part in chunks(pks):
+            query = select(c.paper_pk).where(c.paper_pk.in_(part), c.key >= "abs:", c.key < "abs;")
+            found.update(self.connection.execute(query).scalars())
+        return found
+
+    def _titled(self, pks: Sequence[int]) -> set[int]:
+        """Those of the papers that have a title."""
+        titled: set[int] = set()
+        for part in chunks(pks):
+            query = select(s.papers.c.pk).where(
+                s.papers.c.pk.in_(part), s.papers.c.title.is_not(None)
+            )
+            titled.update(self.connection.execute(query).scalars())
+        return titled
+
+    def _write_children(
+        self,
+        fresh: Sequence[PaperRows],
+        changed: Sequence[PaperRows],
+        groups: ChildGroups,
+        pks: RowNumbers,
+    ) -> None:
+        """Authors, links, methods, acronyms, topics and tasks of new papers, and the groups of
+        them that changed papers' records replace."""
+
+        def keyed(ids: set[str]) -> list[KeyedPaper]:
+            return [(pks[p.id], p) for p in fresh] + [
+                (pks[p.id], p) for p in changed if p.id in ids
+            ]
+
+        self._write_authors(keyed(groups.authors))
+        self._write_links(keyed(groups.links))
+        text = keyed(groups.text)
+        if not text:
             return
-        keyed = [(pks[p.id], p) for p in papers]
-        self._write_authors(keyed)
-        self._write_links(keyed)
-        self._write_methods(keyed)
-        acronym_rows = dict.fromkeys((pk, *acronym) for pk, p in keyed for acronym in p.acronyms)
+        self._write_methods(text)
+        acronym_rows = dict.fromkeys(
+            (pk, acronym, expansion) for pk, p in text for acronym, expansion in p.acronyms
+        )
         insert_rows(
             self.connection, s.acronyms, ("paper_pk", "acronym", "expansion"), list(acronym_rows)
         )
@@ -310,15 +438,15 @@ class SourceLoader:
             self.connection,
             s.paper_topics,
             ("paper_pk", "topic_slug", "score", "evidence"),
-            [(pk, *topic) for pk, p in keyed for topic in p.topics],
+            [(pk, slug, score, evidence) for pk, p in text for slug, score, evidence in p.topics],
         )
         insert_rows(
             self.connection,
             s.paper_tasks,
             ("paper_pk", "task_name", "score", "evidence"),
-            [(pk, *task) for pk, p in keyed for task in p.tasks],
+            [(pk, name, score, evidence) for pk, p in text for name, score, evidence in p.tasks],
         )
-        self._write_listed(keyed)
+        self._write_listed(text)
 
     def _write_authors(self, papers: Sequence[KeyedPaper]) -> None:
         names = {name: (name,) for _, p in papers for name in p.authors}
@@ -390,11 +518,16 @@ class SourceLoader:
 
     def _write_methods(self, papers: Sequence[KeyedPaper]) -> None:
         """Methods merge across papers through their alias keys; new ones are created in bulk."""
-        mentions = [(pk, m) for pk, p in papers for m in p.methods if m[ALIAS_KEYS]]
+        mentions = [
+            (pk, mention)
+            for pk, p in papers
+            for mention in p.methods
+            if mention[-1]  # MethodValues' last field: its alias keys
+        ]
         if not mentions:
             return
         with self.lookups(s.methods) as connection:
-            rows = _resolve_methods(connection, self.stored, mentions)
+            rows = resolve_methods(connection, self.stored, mentions)
         insert_rows(
             self.connection,
             s.paper_methods,
@@ -450,29 +583,13 @@ class SourceLoader:
 
     def finish(self) -> LoadCounts:
         """Drop provenance this source no longer has, and papers seen nowhere else."""
-        self.search_index.close()
-        self.foreign_keys.restore()  # before the deletes below, whose cascades need the keys
-        stale = and_(
-            s.paper_sources.c.source_id == self.source_id, s.paper_sources.c.run_id != self.run_id
+        self.restore_schema()  # before the deletes below, whose cascades need the keys
+        removed, self.counts.deferred = sightings.drop_stale(
+            self.connection, self.source_id, self.run_id
         )
-        self._derive_sighting_values()
-        still_seen = select(1).where(
-            s.paper_sources.c.paper_pk == s.papers.c.pk,
-            ~and_(
-                s.paper_sources.c.source_id == self.source_id,
-                s.paper_sources.c.run_id != self.run_id,
-            ),
-        )
-        result = self.connection.execute(
-            delete(s.papers).where(
-                s.papers.c.pk.in_(select(s.paper_sources.c.paper_pk).where(stale)),
-                ~still_seen.exists(),
-            )
-        )
-        self.counts.removed = result.rowcount or 0
-        if self.counts.removed:
+        self.counts.removed = removed
+        if removed:
             self.stored.forget()
-        self.connection.execute(delete(s.paper_sources).where(stale))
         self.connection.execute(
             update(s.sources)
             .where(s.sources.c.id == self.source_id)
@@ -480,105 +597,10 @@ class SourceLoader:
         )
         return self.counts
 
-    def _derive_sighting_values(self) -> None:
-        """Set the venue, year and status of the papers this source holds or held from their
-        sightings that remain: an accepted one's (status not reject, withdrawn or desk
-        reject), else a preprint's, else the latest year's; ties go to the source first
-        loaded last, then to the earlier position in it."""
-        live = s.paper_sources.alias("live")
-        current = or_(live.c.source_id != self.source_id, live.c.run_id == self.run_id)
-        status = func.lower(func.coalesce(live.c.status, ""))
-        refused = or_(status.like("%reject%"), status.like("%withdr%"))
-        preprint = status.like("%preprint%")
-        order = (
-            case((refused, 2), (preprint, 1), else_=0),
-            func.coalesce(live.c.year, 0).desc(),
-            live.c.source_id.desc(),
-            live.c.position,
-        )
-
-        def derived(column: str) -> Any:
-            return (
-                select(live.c[column])
-                .where(live.c.paper_pk == s.papers.c.pk, current)
-                .order_by(*order)
-                .limit(1)
-                .scalar_subquery()
-            )
-
-        values = {name: derived(name) for name in ("venue", "year", "status")}
-        touched = select(s.paper_sources.c.paper_pk).where(
-            s.paper_sources.c.source_id == self.source_id
-        )
-        differs = or_(*(s.papers.c[name].is_distinct_from(v) for name, v in values.items()))
-        self.connection.execute(
-            update(s.papers).where(s.papers.c.pk.in_(touched), differs).values(values)
-        )
-
 
 def _has_abstract(paper: PaperRows) -> bool:
     """Whether a record's abstract is substantive (it has an `abs:` identity key)."""
     return any(key.startswith("abs:") for key in paper.keys)
-
-
-def _resolve_methods(
-    connection: Connection, stored: StoredRows, mentions: Sequence[tuple[int, MethodValues]]
-) -> dict[tuple[int, int], tuple[int, int, str, str]]:
-    """The paper_methods rows of (paper row number, mention): each mention's method found by
-    an alias key, or created with its aliases."""
-    all_keys = {k for _, m in mentions for k in m[ALIAS_KEYS]}
-    aliases_c = s.method_aliases.c
-    known = stored.lookup(connection, aliases_c.key, aliases_c.method_id, all_keys)
-    stored_keys = set(known)
-    unknown = [m[ALIAS_KEYS] for _, m in mentions if known.keys().isdisjoint(m[ALIAS_KEYS])]
-    canonical = _cluster_keys(unknown)
-    new_methods = {
-        canonical[keys[0]]: (canonical[keys[0]], name, kind)
-        for _, (name, kind, _role, _surface, _aliases, keys) in reversed(mentions)
-        if keys[0] in canonical
-    }
-    if new_methods:
-        known.update(_create_methods(connection, stored, new_methods, canonical))
-    aliases: dict[str, tuple[str, str, int]] = {}
-    rows: dict[tuple[int, int], tuple[int, int, str, str]] = {}
-    for pk, (name, _kind, role, surface, more_names, keys) in mentions:
-        method_id = _first_known(keys, known)
-        for key, alias in zip(keys, (name, *more_names), strict=False):
-            if key not in stored_keys:
-                aliases.setdefault(key, (key, alias, method_id))
-        previous = rows.get((pk, method_id))
-        if previous is None or role == "introduced":
-            rows[(pk, method_id)] = (pk, method_id, role, surface)
-    insert_rows(connection, s.method_aliases, ("key", "alias", "method_id"), list(aliases.values()))
-    stored.wrote_lookups(s.method_aliases.c.key, {key: row[2] for key, row in aliases.items()})
-    return rows
-
-
-def _first_known(keys: Sequence[str], known: Mapping[str, int]) -> int:
-    """The method of a mention's first key that has one."""
-    for key in keys:
-        if key in known:
-            return known[key]
-    raise KeyError(keys)
-
-
-def _create_methods(
-    connection: Connection,
-    stored: StoredRows,
-    new_methods: dict[str, tuple[str, str, str]],
-    canonical: dict[str, str],
-) -> dict[str, int]:
-    """Insert methods (rows of key, name, kind, by key); the method id of every key that
-    `canonical` maps to one of them. A key an existing method already holds (without an
-    alias row for it) keeps that method."""
-    mark = highest_id(connection, s.methods.c.id)
-    upsert_rows(connection, s.methods, ("key", "name", "kind"), list(new_methods.values()))
-    created = ids_since(connection, s.methods.c.key, s.methods.c.id, mark)
-    stored.wrote_lookups(s.methods.c.key, created)
-    if len(created) < len(new_methods):
-        held = [k for k in new_methods if k not in created]
-        created.update(stored.lookup(connection, s.methods.c.key, s.methods.c.id, held))
-    return {key: created[root] for key, root in canonical.items()}
 
 
 def _compress_with_lz4(connection: Connection) -> None:
@@ -590,107 +612,3 @@ def _compress_with_lz4(connection: Connection) -> None:
     ).first()
     if available:
         connection.exec_driver_sql("SET LOCAL default_toast_compression = 'lz4'")
-
-
-def _cluster_keys(key_groups: Sequence[tuple[str, ...]]) -> dict[str, str]:
-    """Map each key to its cluster's canonical key; groups sharing a key form one cluster."""
-    parent: dict[str, str] = {}
-
-    def find(key: str) -> str:
-        while parent.setdefault(key, key) != key:
-            parent[key] = parent[parent[key]]
-            key = parent[key]
-        return key
-
-    for keys in key_groups:
-        root = find(keys[0])
-        for key in keys[1:]:
-            other = find(key)
-            if other != root:
-                parent[other] = root
-    return {key: find(key) for key in parent}
-
-
-def delete_orphans(connection: Connection) -> None:
-    """Remove authors, links, methods and listed terms no paper refers to any more."""
-    for table, child, column in (
-        (s.authors, s.paper_authors, "author_id"),
-        (s.links, s.paper_links, "link_id"),
-        (s.methods, s.paper_methods, "method_id"),
-        (s.listed_terms, s.paper_listed_terms, "term_id"),
-    ):
-        connection.execute(
-            delete(table).where(~select(1).where(child.c[column] == table.c.id).exists())
-        )
-
-
-def sync_topics(connection: Connection, topics: Sequence[Topic]) -> None:
-    """Make the topics table hold the taxonomy's topics (parents first)."""
-    parents = {t.slug: t.parent for t in topics}
-
-    def depth(slug: str | None) -> int:
-        return 0 if slug is None else 1 + depth(parents.get(slug))
-
-    rows = [
-        (t.slug, t.name, t.parent, json.dumps(list(t.terms)))
-        for t in sorted(topics, key=lambda t: depth(t.parent))
-    ]
-    upsert_rows(
-        connection,
-        s.topics,
-        ("slug", "name", "parent_slug", "terms"),
-        rows,
-        conflict=["slug"],
-        update=["name", "parent_slug", "terms"],
-    )
-
-
-def sync_tasks(connection: Connection, tasks: Sequence[Task]) -> None:
-    """Make the tasks table hold the taxonomy's tasks (their topics synced first)."""
-    rows = [(t.name, t.topic, json.dumps(list(t.terms))) for t in tasks]
-    upsert_rows(
-        connection,
-        s.tasks,
-        ("name", "topic_slug", "terms"),
-        rows,
-        conflict=["name"],
-        update=["topic_slug", "terms"],
-    )
-
-
-@dataclass(frozen=True)
-class SourceState:
-    """What the database remembers of a source file from its last load."""
-
-    checksum: str
-    fingerprint: str
-    format: str
-    size: int
-    mtime_ns: int | None
-
-
-def source_state(connection: Connection, path: str) -> SourceState | None:
-    """The recorded state of a source path, if it was loaded before."""
-    c = s.sources.c
-    row = connection.execute(
-        select(c.checksum, c.fingerprint, c.format, c.size_bytes, c.mtime_ns).where(c.path == path)
-    ).first()
-    return SourceState(*row) if row else None
-
-
-def touch_source(connection: Connection, path: str, mtime_ns: int) -> None:
-    """Remember a new modification time for a file whose content did not change."""
-    connection.execute(update(s.sources).where(s.sources.c.path == path).values(mtime_ns=mtime_ns))
-
-
-def optimize_search(connection: Connection) -> None:
-    """Merge the full-text index's segments after a large load (SQLite FTS5)."""
-    if connection.dialect.name == "sqlite":
-        connection.execute(text("INSERT INTO papers_fts(papers_fts) VALUES ('optimize')"))
-
-
-def clear_data(connection: Connection) -> None:
-    """Delete every paper and source (for --full-refresh); runs and rejects are history, kept."""
-    for table in (*s.PAPER_CHILDREN, s.paper_keys, s.paper_sources, s.papers, s.sources):
-        connection.execute(delete(table))
-    delete_orphans(connection)

@@ -1,4 +1,4 @@
-"""Core tables, and the full-text search structures of each dialect (from sql/)
+"""Core tables, and the full-text search structures of each dialect (frozen copies of sql/)
 
 Revision ID: 0001
 Revises: 
@@ -12,12 +12,68 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-from etl.load.database import run_sql_file
 
 revision: str = '0001'
 down_revision: str | None = None
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
+
+# The full-text search structures of each dialect, as this revision made them: the
+# statements of sql/*/search.sql, copied here so that what 0001 does never changes.
+SEARCH = {
+    "sqlite": [
+        """\
+-- Full-text index over title, abstract and method names (SQLite FTS5).
+-- External content: the text lives in `papers`; triggers keep the index in step with it,
+-- inside the same transaction as the change.
+CREATE VIRTUAL TABLE papers_fts USING fts5(
+    title, abstract, method_names,
+    content='papers', content_rowid='pk',
+    tokenize='porter unicode61 remove_diacritics 2'
+);""",
+        """\
+CREATE TRIGGER papers_fts_insert AFTER INSERT ON papers BEGIN
+    INSERT INTO papers_fts(rowid, title, abstract, method_names)
+    VALUES (new.pk, new.title, new.abstract, new.method_names);
+END;""",
+        """\
+CREATE TRIGGER papers_fts_delete AFTER DELETE ON papers BEGIN
+    INSERT INTO papers_fts(papers_fts, rowid, title, abstract, method_names)
+    VALUES ('delete', old.pk, old.title, old.abstract, old.method_names);
+END;""",
+        """\
+CREATE TRIGGER papers_fts_update AFTER UPDATE OF title, abstract, method_names ON papers BEGIN
+    INSERT INTO papers_fts(papers_fts, rowid, title, abstract, method_names)
+    VALUES ('delete', old.pk, old.title, old.abstract, old.method_names);
+    INSERT INTO papers_fts(rowid, title, abstract, method_names)
+    VALUES (new.pk, new.title, new.abstract, new.method_names);
+END;""",
+    ],
+    "postgresql": [
+        """\
+-- Full-text search on PostgreSQL: a weighted tsvector (title and method names above the
+-- abstract), generated from the row so it can never drift from it, with a GIN index.
+ALTER TABLE papers ADD COLUMN search_vector tsvector GENERATED ALWAYS AS (
+    setweight(to_tsvector('english', coalesce(title, '')), 'A')
+    || setweight(to_tsvector('english', coalesce(method_names, '')), 'A')
+    || setweight(to_tsvector('english', coalesce(abstract, '')), 'B')
+) STORED;""",
+        """\
+CREATE INDEX ix_papers_search_vector ON papers USING gin (search_vector);""",
+    ],
+}
+SEARCH_DROP = {
+    "sqlite": [
+        'DROP TRIGGER IF EXISTS papers_fts_update;',
+        'DROP TRIGGER IF EXISTS papers_fts_delete;',
+        'DROP TRIGGER IF EXISTS papers_fts_insert;',
+        'DROP TABLE IF EXISTS papers_fts;',
+    ],
+    "postgresql": [
+        'DROP INDEX IF EXISTS ix_papers_search_vector;',
+        'ALTER TABLE papers DROP COLUMN IF EXISTS search_vector;',
+    ],
+}
 
 
 def upgrade() -> None:
@@ -214,10 +270,12 @@ def upgrade() -> None:
         batch_op.create_index(batch_op.f('ix_paper_topics_topic_slug'), ['topic_slug'], unique=False)
 
 
-    run_sql_file(op.get_bind(), f"{op.get_bind().dialect.name}/search.sql")
+    for statement in SEARCH[op.get_bind().dialect.name]:
+        op.get_bind().exec_driver_sql(statement)
 
 def downgrade() -> None:
-    run_sql_file(op.get_bind(), f"{op.get_bind().dialect.name}/search_drop.sql")
+    for statement in SEARCH_DROP[op.get_bind().dialect.name]:
+        op.get_bind().exec_driver_sql(statement)
     with op.batch_alter_table('paper_topics', schema=None) as batch_op:
         batch_op.drop_index(batch_op.f('ix_paper_topics_topic_slug'))
 

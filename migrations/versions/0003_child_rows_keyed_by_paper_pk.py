@@ -14,13 +14,13 @@ Downgrading to 0002 leaves the database without views: sql/views/ holds only the
 views, which read `paper_pk`. `alembic upgrade head` creates them again.
 """
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import sqlalchemy as sa
 from alembic import op
 
-from etl.load.database import drop_views
 
 revision: str = "0003"
 down_revision: str | None = "0002"
@@ -166,12 +166,49 @@ CHILD_TABLES = (
 
 
 def upgrade() -> None:
-    drop_views(op.get_bind())
+    drop_views_reading("papers", "paper_sources", "paper_authors", "paper_methods", "acronyms", "paper_topics", "paper_links")
     for table in CHILD_TABLES:
         table.rekey(BY_ID, BY_PK)
 
 
 def downgrade() -> None:
-    drop_views(op.get_bind())
+    drop_views_reading("papers", "paper_sources", "paper_authors", "paper_methods", "acronyms", "paper_topics", "paper_links")
     for table in CHILD_TABLES:
         table.rekey(BY_PK, BY_ID)
+
+
+def drop_views_reading(*tables: str) -> None:
+    """Drop the views the database holds that read these tables, directly or through other
+    views, as its catalog lists them (a copy frozen with this revision: never edit)."""
+    bind = op.get_bind()
+    if bind.dialect.name == "postgresql":
+        rows = bind.exec_driver_sql(
+            "WITH RECURSIVE reading(oid) AS ("
+            " SELECT r.ev_class FROM pg_depend d JOIN pg_rewrite r ON r.oid = d.objid"
+            " WHERE r.ev_class <> d.refobjid AND d.refobjid IN (SELECT c.oid FROM pg_class c"
+            " WHERE c.relname = ANY(%s) AND c.relnamespace = to_regnamespace(current_schema()))"
+            " UNION SELECT r.ev_class FROM reading JOIN pg_depend d ON d.refobjid = reading.oid"
+            " JOIN pg_rewrite r ON r.oid = d.objid WHERE r.ev_class <> d.refobjid)"
+            " SELECT DISTINCT c.relname FROM pg_class c JOIN reading ON reading.oid = c.oid"
+            " WHERE c.relkind = 'v'",
+            (list(tables),),
+        ).all()
+        for (name,) in rows:
+            bind.exec_driver_sql(f'DROP VIEW IF EXISTS "{name}" CASCADE')
+        return
+    views = dict(bind.exec_driver_sql("SELECT name, sql FROM sqlite_master WHERE type = 'view'").all())
+    read = set(tables)
+    dropped: set[str] = set()
+    while True:
+        found = {
+            name
+            for name, sql in views.items()
+            if name not in dropped
+            and any(re.search(rf"\b{re.escape(table)}\b", sql or "", re.I) for table in read)
+        }
+        if not found:
+            break
+        dropped |= found
+        read |= found
+    for name in sorted(dropped):
+        bind.exec_driver_sql(f'DROP VIEW IF EXISTS "{name}"')

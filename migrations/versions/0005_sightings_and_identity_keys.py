@@ -15,13 +15,14 @@ Create Date: 2026-12-01
 - `papers.title_raw`: the title as written; `paper_authors.homepage`: an author's link.
 """
 
+import hashlib
+import re
+import unicodedata
 from collections.abc import Sequence
 
 import sqlalchemy as sa
 from alembic import op
 
-from etl.load.database import drop_views
-from etl.transform.ids import identity_keys
 
 revision: str = "0005"
 down_revision: str | None = "0004"
@@ -34,8 +35,59 @@ PROVENANCE = "Where each paper was seen."
 SIGHTINGS = "Where each paper was seen: each sighting with its venue, year and status."
 
 
+# How the transform computed a record's identity keys (etl/transform/ids.py), frozen with this
+# revision: only the parts a stored paper's title and abstract need (no external ids).
+NOT_WORD_RE = re.compile(r"[\W_]")
+
+
+def content_key(text: str) -> str:
+    """Text reduced to what identifies it: NFKD, casefold, every `[\\W_]` character removed."""
+    return NOT_WORD_RE.sub("", unicodedata.normalize("NFKD", text).casefold())
+
+
+PLACEHOLDER_ABSTRACTS = frozenset(
+    content_key(text)
+    for text in (
+        "Part of", "N/A", "NA", "None", "Null", "TBA", "TBD", "Abstract", "No abstract",
+        "No abstract available", "Abstract not available", "Abstract unavailable",
+        "Coming soon", "To be announced", "To appear",
+    )
+)
+PLACEHOLDER_TITLES = PLACEHOLDER_ABSTRACTS | frozenset(
+    content_key(text)
+    for text in ("Withdrawn", "Withdrawn paper", "Untitled", "No title", "Deleted", "Removed")
+)
+MIN_ABSTRACT_WORDS = 20
+MIN_ABSTRACT_KEY_CHARS = 100
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:24]
+
+
+def identity_keys(abstract: str, title: str | None) -> tuple[str, ...]:
+    """`abs:` for a substantive abstract, else `text:` when there is no title; `title:`
+    unless the title is a placeholder."""
+    abstract_key = content_key(abstract)
+    title_key = content_key(title) if title else ""
+    if title_key in PLACEHOLDER_TITLES:
+        title_key = ""
+    strong = bool(abstract_key) and abstract_key not in PLACEHOLDER_ABSTRACTS and (
+        len(abstract_key) >= MIN_ABSTRACT_KEY_CHARS or len(abstract.split()) >= MIN_ABSTRACT_WORDS
+    )
+    keys = []
+    if strong:
+        keys.append("abs:" + _digest(abstract_key))
+    elif abstract_key and not title_key:
+        keys.append("text:" + _digest(abstract_key))
+    if title_key:
+        keys.append("title:" + _digest(title_key))
+    return tuple(keys)
+
+
 def upgrade() -> None:
-    drop_views(op.get_bind())  # venue_summary reads the new columns; made again at the head
+    # venue_summary reads the new columns; made again at the head
+    drop_views_reading("papers", "paper_sources", "paper_authors")
     op.add_column(
         "papers", sa.Column("title_raw", sa.Text(), comment="title as written in the source")
     )
@@ -108,7 +160,7 @@ def _backfill_keys() -> None:
 
 
 def downgrade() -> None:
-    drop_views(op.get_bind())
+    drop_views_reading("papers", "paper_sources", "paper_authors", "paper_keys")
     op.drop_index(op.f("ix_paper_keys_key"), table_name="paper_keys")
     op.drop_table("paper_keys")
     # Plain ALTER TABLE ... DROP COLUMN (SQLite 3.35+ and PostgreSQL): a batch rebuild of
@@ -123,3 +175,40 @@ def downgrade() -> None:
         op.execute(f"ALTER TABLE {table} DROP COLUMN {column}")
     if op.get_bind().dialect.name == "postgresql":
         op.create_table_comment("paper_sources", PROVENANCE, existing_comment=SIGHTINGS)
+
+
+def drop_views_reading(*tables: str) -> None:
+    """Drop the views the database holds that read these tables, directly or through other
+    views, as its catalog lists them (a copy frozen with this revision: never edit)."""
+    bind = op.get_bind()
+    if bind.dialect.name == "postgresql":
+        rows = bind.exec_driver_sql(
+            "WITH RECURSIVE reading(oid) AS ("
+            " SELECT r.ev_class FROM pg_depend d JOIN pg_rewrite r ON r.oid = d.objid"
+            " WHERE r.ev_class <> d.refobjid AND d.refobjid IN (SELECT c.oid FROM pg_class c"
+            " WHERE c.relname = ANY(%s) AND c.relnamespace = to_regnamespace(current_schema()))"
+            " UNION SELECT r.ev_class FROM reading JOIN pg_depend d ON d.refobjid = reading.oid"
+            " JOIN pg_rewrite r ON r.oid = d.objid WHERE r.ev_class <> d.refobjid)"
+            " SELECT DISTINCT c.relname FROM pg_class c JOIN reading ON reading.oid = c.oid"
+            " WHERE c.relkind = 'v'",
+            (list(tables),),
+        ).all()
+        for (name,) in rows:
+            bind.exec_driver_sql(f'DROP VIEW IF EXISTS "{name}" CASCADE')
+        return
+    views = dict(bind.exec_driver_sql("SELECT name, sql FROM sqlite_master WHERE type = 'view'").all())
+    read = set(tables)
+    dropped: set[str] = set()
+    while True:
+        found = {
+            name
+            for name, sql in views.items()
+            if name not in dropped
+            and any(re.search(rf"\b{re.escape(table)}\b", sql or "", re.I) for table in read)
+        }
+        if not found:
+            break
+        dropped |= found
+        read |= found
+    for name in sorted(dropped):
+        bind.exec_driver_sql(f'DROP VIEW IF EXISTS "{name}"')

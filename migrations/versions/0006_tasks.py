@@ -9,12 +9,12 @@ transform's task hits fill `paper_tasks`. The views are dropped first (`paper_ov
 `tasks` column and `task_index` is new); migrations/env.py creates them again at the head.
 """
 
+import re
 from collections.abc import Sequence
 
 import sqlalchemy as sa
 from alembic import op
 
-from etl.load.database import drop_views
 
 revision: str = "0006"
 down_revision: str | None = "0005"
@@ -25,7 +25,7 @@ ID = sa.BigInteger().with_variant(sa.Integer(), "sqlite")
 
 
 def upgrade() -> None:
-    drop_views(op.get_bind())
+    drop_views_reading("papers")
     op.create_table(
         "tasks",
         sa.Column("name", sa.Text(), nullable=False),
@@ -62,8 +62,45 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
-    drop_views(op.get_bind())
+    drop_views_reading("tasks", "paper_tasks")
     op.drop_index(op.f("ix_paper_tasks_task_name"), table_name="paper_tasks")
     op.drop_table("paper_tasks")
     op.drop_index(op.f("ix_tasks_topic_slug"), table_name="tasks")
     op.drop_table("tasks")
+
+
+def drop_views_reading(*tables: str) -> None:
+    """Drop the views the database holds that read these tables, directly or through other
+    views, as its catalog lists them (a copy frozen with this revision: never edit)."""
+    bind = op.get_bind()
+    if bind.dialect.name == "postgresql":
+        rows = bind.exec_driver_sql(
+            "WITH RECURSIVE reading(oid) AS ("
+            " SELECT r.ev_class FROM pg_depend d JOIN pg_rewrite r ON r.oid = d.objid"
+            " WHERE r.ev_class <> d.refobjid AND d.refobjid IN (SELECT c.oid FROM pg_class c"
+            " WHERE c.relname = ANY(%s) AND c.relnamespace = to_regnamespace(current_schema()))"
+            " UNION SELECT r.ev_class FROM reading JOIN pg_depend d ON d.refobjid = reading.oid"
+            " JOIN pg_rewrite r ON r.oid = d.objid WHERE r.ev_class <> d.refobjid)"
+            " SELECT DISTINCT c.relname FROM pg_class c JOIN reading ON reading.oid = c.oid"
+            " WHERE c.relkind = 'v'",
+            (list(tables),),
+        ).all()
+        for (name,) in rows:
+            bind.exec_driver_sql(f'DROP VIEW IF EXISTS "{name}" CASCADE')
+        return
+    views = dict(bind.exec_driver_sql("SELECT name, sql FROM sqlite_master WHERE type = 'view'").all())
+    read = set(tables)
+    dropped: set[str] = set()
+    while True:
+        found = {
+            name
+            for name, sql in views.items()
+            if name not in dropped
+            and any(re.search(rf"\b{re.escape(table)}\b", sql or "", re.I) for table in read)
+        }
+        if not found:
+            break
+        dropped |= found
+        read |= found
+    for name in sorted(dropped):
+        bind.exec_driver_sql(f'DROP VIEW IF EXISTS "{name}"')

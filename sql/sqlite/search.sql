@@ -1,3 +1,5 @@
+-- Reference copy: migration 0001 holds these statements as it ran them. Changing this file
+-- changes no database; a change to the search structures is a new migration.
 -- Full-text index over title, abstract and method names (SQLite FTS5).
 -- External content: the text lives in `papers`; triggers keep the index in step with it,
 -- inside the same transaction as the change.

@@ -1,0 +1,34 @@
+"""Maintenance after (or instead of) loading: orphaned lookup rows, the search index's
+segments, a full refresh's clearing."""
+
+from __future__ import annotations
+
+from sqlalchemy import Connection, delete, select, text
+
+from etl.load import schema as s
+
+
+def delete_orphans(connection: Connection) -> None:
+    """Remove authors, links, methods and listed terms no paper refers to any more."""
+    for table, child, column in (
+        (s.authors, s.paper_authors, "author_id"),
+        (s.links, s.paper_links, "link_id"),
+        (s.methods, s.paper_methods, "method_id"),
+        (s.listed_terms, s.paper_listed_terms, "term_id"),
+    ):
+        connection.execute(
+            delete(table).where(~select(1).where(child.c[column] == table.c.id).exists())
+        )
+
+
+def optimize_search(connection: Connection) -> None:
+    """Merge the full-text index's segments after a large load (SQLite FTS5)."""
+    if connection.dialect.name == "sqlite":
+        connection.execute(text("INSERT INTO papers_fts(papers_fts) VALUES ('optimize')"))
+
+
+def clear_data(connection: Connection) -> None:
+    """Delete every paper and source (for --full-refresh); runs and rejects are history, kept."""
+    for table in (*s.PAPER_CHILDREN, s.paper_keys, s.paper_sources, s.papers, s.sources):
+        connection.execute(delete(table))
+    delete_orphans(connection)
