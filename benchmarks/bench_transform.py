@@ -134,7 +134,7 @@ def one_pass(args: argparse.Namespace) -> dict[str, Any]:
         if profile:
             profile.enable()
         # one C call (starmap's next) per record: what `--callgrind` counts instructions in
-        deque(starmap(transform, zip(chosen, repeat(taxonomy))), maxlen=0)
+        deque(starmap(transform, zip(chosen, repeat(taxonomy))), maxlen=0)  # noqa: RUF058
         if profile:
             profile.disable()
         cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
