@@ -147,6 +147,7 @@ class TermIndex:
     # the first words of `exact` lower-cased: a text whose lower-cased words hold none of them
     # has no acronym term, and its words as written need not be listed
     exact_lowered: frozenset[str] = frozenset()
+    acronyms: frozenset[str] = frozenset()  # the terms that are acronyms (`is_acronym_term`)
 
 
 @dataclass(slots=True)
@@ -164,13 +165,16 @@ def build_index(entries: Iterable[tuple[str, Iterable[str]]]) -> TermIndex:
     words: Trie = {}
     exact: Trie = {}
     weights: dict[str, float] = {}
+    acronyms: set[str] = set()
     for key, terms in entries:
         for term in terms:
             tokens = WORD_RE.findall(term)
             if not tokens:
                 continue
             acronym = is_acronym_term(term)
-            if not acronym:
+            if acronym:
+                acronyms.add(term)
+            else:
                 tokens = [t.lower() for t in tokens]
             weights[term] = 1.0 + 0.5 * (len(term.split()) - 1)  # "8-bit" is one word
             for spelling in [tokens] if acronym else spellings(tokens):
@@ -182,7 +186,8 @@ def build_index(entries: Iterable[tuple[str, Iterable[str]]]) -> TermIndex:
                     # one spelling, one term per key: "multi-modal" is "multimodal"
                     if all(known != key for known, _ in ending):
                         ending.append((key, term))
-    return TermIndex(words, exact, weights, frozenset(word.lower() for word in exact))
+    lowered = frozenset(word.lower() for word in exact)
+    return TermIndex(words, exact, weights, lowered, frozenset(acronyms))
 
 
 def spellings(tokens: list[str]) -> list[list[str]]:
