@@ -145,7 +145,7 @@ def one_pass(args: argparse.Namespace) -> dict[str, Any]:
 
 def run_child(rev: str, args: argparse.Namespace, steps: bool) -> dict[str, Any]:
     """One pass in a fresh process importing etl as at `rev` ("." for the working tree)."""
-    env = dict(os.environ)
+    env = dict(os.environ, PYTHONHASHSEED="0")  # instruction counts repeat exactly
     if rev != ".":
         sys.path.insert(0, str(HERE))
         from snapshot import prepare
