@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -10,6 +12,7 @@ from etl.transform.terms import (
     IN_CONTRIBUTION,
     MODIFIER,
     NEGATED,
+    SENTENCE_END_RE,
     TITLE,
     Occurrence,
     TermIndex,
@@ -237,4 +240,16 @@ def test_a_term_never_runs_across_pieces() -> None:
     assert occurrences(parts, STREAM_INDEX) == []
     assert [o.key for o in occurrences([("a graph neural network", 1.0)], STREAM_INDEX)] == [
         "graphs"
+    ]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["a", "B", ".", "?", "!", " ", "  ", "\n", "é", "1"]), max_size=20))
+def test_sentences_end_at_the_space_after_a_stop_before_anything_but_lower_case(
+    chars: list[str],
+) -> None:
+    text = "".join(chars)
+    reference = re.compile(r"(?<=[.!?])\s+(?=[^a-z\s])")  # the rule as first written
+    assert [m.start(1) for m in SENTENCE_END_RE.finditer(text)] == [
+        m.start() for m in reference.finditer(text)
     ]

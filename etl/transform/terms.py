@@ -36,7 +36,10 @@ DEFINED = 0.25  # an acronym in parentheses: its long form just before it is the
 MODIFIER = 0.5  # a term directly followed by another term ("video" in "video recommendation")
 
 WORD_RE = re.compile(r"\w+")
-SENTENCE_END_RE = re.compile(r"(?<=[.!?])\s+(?=[^a-z\s])")
+# A sentence ends at the white space (group 1) after `.`, `!` or `?` before anything but a
+# lower-case letter. The pattern starts with the character it needs: one starting with a
+# look-behind is tried at every position of the text.
+SENTENCE_END_RE = re.compile(r"[.!?](\s+)(?=[^a-z\s])")
 CLAUSE_RE = re.compile(r"[,;:]\s")
 # "out-of-distribution (OOD) detection": an acronym in parentheses would split the term it
 # stands inside; it is read apart from its clause.
@@ -232,7 +235,7 @@ def pieces(title: str | None, abstract: str) -> tuple[tuple[str, float], ...]:
         _Reader(title, found).clauses(0, len(title), TITLE, 0)
     reader = _Reader(abstract, found)
     start = 0
-    for end in [m.start() for m in SENTENCE_END_RE.finditer(abstract)] + [len(abstract)]:
+    for end in [m.start(1) for m in SENTENCE_END_RE.finditer(abstract)] + [len(abstract)]:
         stating = reader.search(CONTRIBUTION, start, end)
         reader.clauses(start, end, 1.0, stating.end() if stating else start)
         start = end
