@@ -157,7 +157,7 @@ def run_child(rev: str, args: argparse.Namespace, steps: bool) -> dict[str, Any]
     if args.profile:
         command.append("--profile")
     if args.callgrind:
-        out = HERE / "out" / "callgrind.out"
+        out = HERE / "out" / "callgrind.out.%p"  # one file per process: runs may overlap
         valgrind = ["valgrind", "--tool=callgrind", "--toggle-collect=starmap_next"]
         command = [*valgrind, f"--callgrind-out-file={out}", *command]
     result = subprocess.run(command, capture_output=True, text=True, check=True, env=env)
