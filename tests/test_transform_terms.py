@@ -2,16 +2,25 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from etl.transform.terms import (
     IN_CONTRIBUTION,
+    MODIFIER,
     NEGATED,
+    SENTENCE_END_RE,
     TITLE,
+    Occurrence,
+    TermIndex,
     build_index,
     occurrences,
     pieces,
     spellings,
+    term_matches,
 )
 from etl.transform.topics import Taxonomy, assign_topics, build_taxonomy, load_taxonomy
 
@@ -172,3 +181,75 @@ def test_the_packaged_taxonomy_credits_a_compound_to_both_its_topics() -> None:
     # the head alone is reinforcement learning only
     hits = assign_topics("We study reinforcement learning.", load_taxonomy())
     assert [h.slug for h in hits] == ["deep-rl"]
+
+
+STREAM_INDEX = build_index(
+    [
+        ("graphs", ["graph neural network", "GNN"]),
+        ("mm", ["multimodal model", "LLM"]),
+        ("icl", ["in-context learning", "ICL"]),
+        ("greek", ["σα model", "ΣA", "aσ b", "xi model"]),
+        ("", ["word segmentation"]),
+        ("seg", ["segmentation"]),
+    ]
+)
+STREAM_WORDS = st.sampled_from(
+    ["graph", "neural", "network", "networks", "GNN", "GNNs", "LLM", "multi", "modal",
+     "multi-modal", "model", "models", "in-context", "learning", "word", "segmentation",
+     "İ", "Σ", "ΣA", "σα", "AΣ'B", "xİ", "é", "\x00", ",", "-", "(ICL)", " ", "  "]
+)  # fmt: skip
+
+
+def read_piece_by_piece(
+    parts: tuple[tuple[str, float], ...], index: TermIndex
+) -> list[tuple[str, str, float, int]]:
+    """`occurrences` as the rule reads it: each piece matched on its own."""
+    found: list[Occurrence] = []
+    for number, (text, factor) in enumerate(parts):
+        previous_end, previous = -2, []
+        for start, (end, ending) in term_matches(text, index).items():
+            if start == previous_end + 1:
+                for occurrence in previous:
+                    occurrence.factor *= MODIFIER
+            previous = [Occurrence(k, t, factor, number * 1000 + start) for k, t in ending if k]
+            found.extend(previous)
+            previous_end = end
+    return [(o.key, o.term, o.factor, o.order) for o in found]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.lists(STREAM_WORDS, max_size=8).map(" ".join), st.sampled_from([1.0, 0.4, 2.0])
+        ),
+        max_size=5,
+    )
+)
+def test_pieces_read_in_one_stream_match_as_each_read_alone(
+    parts: list[tuple[str, float]],
+) -> None:
+    """No term runs from one piece into the next, and each piece is read as it is alone,
+    whatever its characters (`İ` and `Σ` lower-case by what surrounds them)."""
+    stream = [(o.key, o.term, o.factor, o.order) for o in occurrences(parts, STREAM_INDEX)]
+    assert stream == read_piece_by_piece(tuple(parts), STREAM_INDEX)
+
+
+def test_a_term_never_runs_across_pieces() -> None:
+    parts = [("a graph neural", 1.0), ("network and a multimodal", 1.0), ("model", 1.0)]
+    assert occurrences(parts, STREAM_INDEX) == []
+    assert [o.key for o in occurrences([("a graph neural network", 1.0)], STREAM_INDEX)] == [
+        "graphs"
+    ]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["a", "B", ".", "?", "!", " ", "  ", "\n", "é", "1"]), max_size=20))
+def test_sentences_end_at_the_space_after_a_stop_before_anything_but_lower_case(
+    chars: list[str],
+) -> None:
+    text = "".join(chars)
+    reference = re.compile(r"(?<=[.!?])\s+(?=[^a-z\s])")  # the rule as first written
+    assert [m.start(1) for m in SENTENCE_END_RE.finditer(text)] == [
+        m.start() for m in reference.finditer(text)
+    ]

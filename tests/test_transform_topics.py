@@ -241,3 +241,22 @@ def test_the_topics_of_the_packaged_taxonomy_are_kept() -> None:
     for path in (GOLD / f"{name}.jsonl" for name in ("seeds", "unseen", "fresh")):
         for line in path.read_text("utf-8").splitlines():
             assert set(json.loads(line)["topics"]) <= slugs
+
+
+def test_an_acronym_counts_once_and_half_beside_its_long_form() -> None:
+    taxonomy = build_taxonomy(
+        [
+            {"slug": "area", "name": "Area"},
+            {
+                "slug": "icl",
+                "name": "ICL",
+                "parent": "area",
+                "terms": ["ICL", "in-context learning"],
+            },
+        ]
+    )
+    # alone, the acronym counts its best mention, however often it recurs
+    assert assign_topics("ICL helps. ICL is cheap. ICL wins.", taxonomy)[0].score == 1.0
+    # beside its long form, half of it: the two are one piece of evidence
+    hits = assign_topics("In-context learning helps. ICL is cheap.", taxonomy)
+    assert hits[0].score == 1.5 + 0.5

@@ -54,6 +54,12 @@ NUMBER_INITIALS = dict(zip("123456789", "ottffssen", strict=True))  # one, two, 
 # A short form in parentheses inside a long form: `Ground-to-Aerial (G2A) image synthesis`.
 INNER_SHORT_RE = re.compile(r" \(([^()]{1,20})\)")
 MAX_WORDS_EXTRA = 5
+# Compiled once: `re.sub(pattern, ...)` looks its pattern up in re's cache at every call.
+SPACES_RE = re.compile(r"\s+")
+SPACES_OR_HYPHENS_RE = re.compile(r"[\s\-]+")
+NOT_ALNUM_RE = re.compile(r"[^A-Za-z0-9]")
+DIGIT_RE = re.compile(r"\d")
+OPENING_MARKS_RE = re.compile(r"^[\"'“(\[]+")
 LOOKBACK = 240  # characters before a parenthesis searched for the long form
 FUNCTION_WORDS = {"of", "for", "with", "and", "in", "on", "to", "the", "from", "by", "via", "as"}
 KEEP_S = ("ss", "us", "is", "ics", "series", "species")
@@ -228,8 +234,8 @@ def _spelled_by_initials(short: str, long_form: str) -> bool:
     wanted = {letters.lower()}
     if sum(c.isupper() for c in letters) >= 2:
         wanted.add("".join(c for c in letters if c.isupper() or c.isdigit()).lower())
-    for split in (r"\s+", r"[\s\-]+"):
-        words = [w for w in re.split(split, long_form) if w]
+    for split in (SPACES_RE, SPACES_OR_HYPHENS_RE):
+        words = [w for w in split.split(long_form) if w]
         every = "".join(w[0] for w in words).lower()
         content = "".join(w[0] for w in words if w.lower() not in FUNCTION_WORDS).lower()
         if every in wanted or content in wanted:
@@ -301,7 +307,7 @@ def is_short_form(token: str) -> bool:
 
 def _letters(short: str) -> str:
     """The letters and digits a long form must spell, without a plural `s`."""
-    letters = re.sub(r"[^A-Za-z0-9]", "", short)
+    letters = NOT_ALNUM_RE.sub("", short)
     if len(letters) > 2 and letters.endswith("s") and letters[-2].isupper():
         letters = letters[:-1]
     return letters
@@ -321,7 +327,7 @@ def _spellings(short: str) -> tuple[str, ...]:
         repeated = DIGIT_RUN_RE.sub(lambda m: m.group(1) * int(m.group(2)), letters)
         if repeated != letters:
             options.append(repeated)
-        stripped = re.sub(r"\d", "", letters)
+        stripped = DIGIT_RE.sub("", letters)
         if len(stripped) >= 2:
             options.append(stripped)
         if letters[0] in NUMBER_INITIALS:  # 3D: three-dimensional
@@ -411,7 +417,7 @@ def _best_long_form(letters: str, words: list[str]) -> str | None:
         s_index -= 1
     start = lower.rfind(" ", 0, l_index + 1) + 1
     long_form = text[start:].strip(" ,;:\"'“”")
-    long_form = re.sub(r"^[\"'“(\[]+", "", long_form)
+    long_form = OPENING_MARKS_RE.sub("", long_form)
     if long_form.count("(") != long_form.count(")"):
         return None  # it would start inside an earlier parenthesis: `(DVX) extended count`
     if CLAUSE_RE.search(long_form) or long_form.rsplit(" ", 1)[-1].lower() in FUNCTION_WORDS:

@@ -8,6 +8,7 @@ Hugging Face datasets and Spaces), `project` (`*.github.io` and other project pa
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from urllib.parse import quote, unquote, urlsplit, urlunsplit
 
 from etl.models import Link
@@ -169,6 +170,13 @@ OPENREVIEW_URL_RE = re.compile(
     r"^https://openreview\.net/(?:forum|pdf)\?(?:.*&)?id=([A-Za-z0-9_-]+)"
 )
 DOI_URL_RE = re.compile(r"^https://(?:dx\.)?doi\.org/(10\.\d{4,9}/\S+)", re.I)
+# Compiled once: `re.sub(pattern, ...)` looks its pattern up in re's cache at every call.
+GLUED_COMMAND_RE = re.compile(r"\\[A-Za-z]+$")
+SCHEME_RE = re.compile(r"(?i)^[a-z][a-z0-9+.-]*://")
+SLASHES_RE = re.compile(r"/{2,}")
+ARXIV_PDF_RE = re.compile(r"^/pdf/(.+?)(?:\.pdf)?$")
+OPENREVIEW_ID_RE = re.compile(r"[A-Za-z0-9_-]{6,}")
+NOT_ALNUM_RE = re.compile(r"[^a-z0-9]")
 
 
 def find_urls(raw: str) -> list[str]:
@@ -215,8 +223,8 @@ def make_link(written: str, found_in: str, field: str | None = None) -> Link | N
     url = trim_url(url.replace("\\_", "_").replace("\\%", "%").replace("\\#", "#"))
     if not url or any(c.isspace() for c in url):
         return None
-    url = re.sub(r"\\[A-Za-z]+$", "", url)  # a LaTeX command glued to the end
-    if not re.match(r"(?i)^[a-z][a-z0-9+.-]*://", url):
+    url = GLUED_COMMAND_RE.sub("", url)  # a LaTeX command glued to the end
+    if not SCHEME_RE.match(url):
         url = "https://" + url
     try:
         parts = urlsplit(url)
@@ -228,11 +236,11 @@ def make_link(written: str, found_in: str, field: str | None = None) -> Link | N
         return None
     if host.startswith("www.") and host[4:] in CODE_HOSTS | {"arxiv.org", "openreview.net"}:
         host = host[4:]
-    path = re.sub(r"/{2,}", "/", parts.path)
+    path = SLASHES_RE.sub("/", parts.path)
     if host in CODE_HOSTS:
         return _code_link(host, path, parts.query, found_in)
     if host == "arxiv.org":
-        path = re.sub(r"^/pdf/(.+?)(?:\.pdf)?$", r"/abs/\1", path)
+        path = ARXIV_PDF_RE.sub(r"/abs/\1", path)
     clean = _tidy(urlunsplit(("https", _netloc(host, port), path, parts.query, "")))
     return Link(url=clean, host=host, kind=classify(host, path, field), found_in=found_in)
 
@@ -323,7 +331,7 @@ def expand_identifier(value: str, field: str | None) -> str:
         return f"https://arxiv.org/abs/{m.group(1)}"
     if (m := DOI_RE.match(value)) and ("doi" in field or field in PAPER_FIELDS):
         return f"https://doi.org/{m.group(1)}"
-    if field.startswith(("openreview", "forum")) and re.fullmatch(r"[A-Za-z0-9_-]{6,}", value):
+    if field.startswith(("openreview", "forum")) and OPENREVIEW_ID_RE.fullmatch(value):
         return f"https://openreview.net/forum?id={value}"
     return value
 
@@ -428,6 +436,7 @@ def _identity_key(url: str) -> str | None:
     return None
 
 
+@lru_cache(maxsize=256)  # a source's records repeat its few field names
 def _field_key(name: str) -> str:
     """Field names compared without case or punctuation."""
-    return re.sub(r"[^a-z0-9]", "", name.lower())
+    return NOT_ALNUM_RE.sub("", name.lower())

@@ -35,7 +35,7 @@ from itertools import pairwise
 import numpy as np
 
 from etl.models import TaskHit, TopicHit
-from etl.transform.terms import Occurrence
+from etl.transform.terms import Occurrence, TermIndex
 
 __all__ = [
     "TaggerModel",
@@ -89,7 +89,7 @@ class Evidence:
 
 def rule_evidence(
     found: Sequence[Occurrence],
-    weights: dict[str, float],
+    index: TermIndex,
     keep_ratio: float,
     least_factor: float = 0.0,
 ) -> dict[str, Evidence]:
@@ -97,7 +97,7 @@ def rule_evidence(
     from etl.transform.topics import ranked  # the rules' one ranking
 
     strong = {o.key for o in found if o.factor >= least_factor}
-    order = ranked(list(found), weights)
+    order = ranked(list(found), index)
     if not order:
         return {}
     kept_order = [entry for entry in order if entry[1] in strong]

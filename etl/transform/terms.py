@@ -16,10 +16,11 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from itertools import compress
+from itertools import compress, count
+from typing import NamedTuple
 
 # Terms in a trie of words: word -> (the words that may follow, the (key, term)s ending here).
 # A term's last word is entered in each plural form the text may use.
@@ -35,7 +36,10 @@ DEFINED = 0.25  # an acronym in parentheses: its long form just before it is the
 MODIFIER = 0.5  # a term directly followed by another term ("video" in "video recommendation")
 
 WORD_RE = re.compile(r"\w+")
-SENTENCE_END_RE = re.compile(r"(?<=[.!?])\s+(?=[^a-z\s])")
+# A sentence ends at the white space (group 1) after `.`, `!` or `?` before anything but a
+# lower-case letter. The pattern starts with the character it needs: one starting with a
+# look-behind is tried at every position of the text.
+SENTENCE_END_RE = re.compile(r"[.!?](\s+)(?=[^a-z\s])")
 CLAUSE_RE = re.compile(r"[,;:]\s")
 # "out-of-distribution (OOD) detection": an acronym in parentheses would split the term it
 # stands inside; it is read apart from its clause.
@@ -127,8 +131,11 @@ PREFIXES = ("multi", "non", "semi", "pre", "self")
 SPLIT_PREFIXES = ("multi", "non", "semi", "pre")
 
 _WORD_CHAR_RE = re.compile(r"\w")
-# Bytes tables: ASCII characters that are not word characters become spaces; all of ASCII.
-_ASCII_NOT_WORD = bytes(c for c in range(128) if not _WORD_CHAR_RE.match(chr(c)))
+# Stands between two pieces in `piece_words`: a non-word character, so no term holds it.
+SEPARATOR = "\x00"
+# Bytes tables: ASCII characters that are not word characters become spaces (but the
+# separator); all of ASCII.
+_ASCII_NOT_WORD = bytes(c for c in range(1, 128) if not _WORD_CHAR_RE.match(chr(c)))
 _NOT_WORD_TO_SPACE = bytes.maketrans(_ASCII_NOT_WORD, b" " * len(_ASCII_NOT_WORD))
 _ASCII = bytes(range(128))
 
@@ -143,6 +150,7 @@ class TermIndex:
     # the first words of `exact` lower-cased: a text whose lower-cased words hold none of them
     # has no acronym term, and its words as written need not be listed
     exact_lowered: frozenset[str] = frozenset()
+    acronyms: frozenset[str] = frozenset()  # the terms that are acronyms (`is_acronym_term`)
 
 
 @dataclass(slots=True)
@@ -160,13 +168,16 @@ def build_index(entries: Iterable[tuple[str, Iterable[str]]]) -> TermIndex:
     words: Trie = {}
     exact: Trie = {}
     weights: dict[str, float] = {}
+    acronyms: set[str] = set()
     for key, terms in entries:
         for term in terms:
             tokens = WORD_RE.findall(term)
             if not tokens:
                 continue
             acronym = is_acronym_term(term)
-            if not acronym:
+            if acronym:
+                acronyms.add(term)
+            else:
                 tokens = [t.lower() for t in tokens]
             weights[term] = 1.0 + 0.5 * (len(term.split()) - 1)  # "8-bit" is one word
             for spelling in [tokens] if acronym else spellings(tokens):
@@ -178,7 +189,8 @@ def build_index(entries: Iterable[tuple[str, Iterable[str]]]) -> TermIndex:
                     # one spelling, one term per key: "multi-modal" is "multimodal"
                     if all(known != key for known, _ in ending):
                         ending.append((key, term))
-    return TermIndex(words, exact, weights, frozenset(word.lower() for word in exact))
+    lowered = frozenset(word.lower() for word in exact)
+    return TermIndex(words, exact, weights, lowered, frozenset(acronyms))
 
 
 def spellings(tokens: list[str]) -> list[list[str]]:
@@ -223,7 +235,7 @@ def pieces(title: str | None, abstract: str) -> tuple[tuple[str, float], ...]:
         _Reader(title, found).clauses(0, len(title), TITLE, 0)
     reader = _Reader(abstract, found)
     start = 0
-    for end in [m.start() for m in SENTENCE_END_RE.finditer(abstract)] + [len(abstract)]:
+    for end in [m.start(1) for m in SENTENCE_END_RE.finditer(abstract)] + [len(abstract)]:
         stating = reader.search(CONTRIBUTION, start, end)
         reader.clauses(start, end, 1.0, stating.end() if stating else start)
         start = end
@@ -301,35 +313,45 @@ def _lowered(text: str) -> str:
     return "".join(c if len(c.lower()) != 1 else c.lower() for c in text)  # rare Unicode
 
 
-def occurrences(parts: Iterable[tuple[str, float]], index: TermIndex) -> list[Occurrence]:
-    """Every longest term match in the pieces, with its factor and reading order."""
+def occurrences(parts: Sequence[tuple[str, float]], index: TermIndex) -> list[Occurrence]:
+    """Every longest term match in the pieces, with its factor and reading order (1000 per
+    piece, plus the match's first word in its piece)."""
+    stream = piece_words(tuple(parts))
+    starts = stream.piece_starts
     found: list[Occurrence] = []
-    order = 0
-    for text, factor in parts:
-        matches = term_matches(text, index)
-        previous_end = -2
-        previous: list[Occurrence] = []
-        for start, (end, ending) in matches.items():
-            if start == previous_end + 1:  # the previous term modifies this one
-                for occurrence in previous:
-                    occurrence.factor *= MODIFIER
-            # key "": a phrase that only looks like a term ("word segmentation")
-            previous = [Occurrence(k, term, factor, order + start) for k, term in ending if k]
-            found.extend(previous)
-            previous_end = end
-        order += 1000
+    piece = 0
+    last_piece = len(starts) - 1
+    previous_end = -2
+    previous: list[Occurrence] = []
+    for start, (end, ending) in _kept_matches(stream, index).items():
+        while piece < last_piece and starts[piece + 1] <= start:
+            piece += 1
+        if start == previous_end + 1:  # the previous term modifies this one (never across
+            for occurrence in previous:  # pieces: a separator stands between them)
+                occurrence.factor *= MODIFIER
+        # key "": a phrase that only looks like a term ("word segmentation")
+        factor, order = parts[piece][1], piece * 1000 + start - starts[piece]
+        previous = [Occurrence(k, term, factor, order) for k, term in ending if k]
+        found.extend(previous)
+        previous_end = end
     return found
 
 
 def term_matches(text: str, index: TermIndex) -> Matches:
     """Longest matches in a text, in reading order, none inside another: whole words, hyphens
     and spaces alike, plurals accepted."""
-    spaced, lowered, aligned = _cached_words_of(text)
+    return _kept_matches(piece_words(((text, 1.0),)), index)
+
+
+def _kept_matches(stream: PieceWords, index: TermIndex) -> Matches:
+    """The longest matches of the stream's pieces (word positions in the stream), in reading
+    order, none inside another. No term holds the separator, so none runs across pieces."""
+    lowered = stream.lowered
     longest = _longest_matches(index.words, lowered)
     # Most texts have no acronym term. When `lowered` is the words lower-cased, one C-level
     # test of it says so, before the words as written are split out.
-    if not (aligned and index.exact_lowered.isdisjoint(lowered)):
-        tokens = spaced.split()
+    if not (stream.aligned and index.exact_lowered.isdisjoint(lowered)):
+        tokens = stream.spaced.split()
         if not index.exact.keys().isdisjoint(tokens):
             longest = _merged(longest, _longest_matches(index.exact, tokens))
     kept: Matches = {}
@@ -377,24 +399,55 @@ def _merged(words: Matches, exact: Matches) -> Matches:
     return dict(sorted(merged.items()))
 
 
-@lru_cache(maxsize=64)
-def _cached_words_of(text: str) -> tuple[str, list[str], bool]:
-    """`words_of`, remembered for the second reading of the same pieces (tasks after topics).
-    Callers do not change the list."""
-    return words_of(text)
+class PieceWords(NamedTuple):
+    """The words of a text's pieces in one stream, a SEPARATOR word between two pieces: the
+    term tries are walked once per text, not once per piece."""
+
+    spaced: str  # the pieces joined, non-word characters made spaces: split() = the words
+    lowered: list[str]  # the words lower-cased (WORD_RE.findall of each piece lower-cased)
+    aligned: bool  # whether `lowered` is the words of `spaced` each lower-cased
+    piece_starts: list[int]  # where each piece's words start in the stream
+
+
+# Topics and tasks read the same pieces one after the other: the second reading is remembered.
+@lru_cache(maxsize=4)
+def piece_words(parts: tuple[tuple[str, float], ...]) -> PieceWords:
+    """The words of the pieces, as `words_of` reads each, in one stream."""
+    texts = [text for text, _ in parts]
+    if any(SEPARATOR in text for text in texts):
+        texts = [text.replace(SEPARATOR, " ") for text in texts]  # a non-word character
+    joined = f" {SEPARATOR} ".join(texts)
+    if "\u0130" in joined or "\u03a3" in joined:
+        # Lower-casing `İ` (two characters) and `Σ` (by what follows it) would read a
+        # piece differently beside the others: each piece is read on its own.
+        spaced_pieces: list[str] = []
+        lowered: list[str] = []
+        for text in texts:
+            spaced, words, _ = words_of(text)
+            spaced_pieces.append(spaced)
+            lowered += (*words, SEPARATOR)
+        spaced, aligned = f" {SEPARATOR} ".join(spaced_pieces), False
+        del lowered[-1]
+    else:
+        spaced, lowered, aligned = words_of(joined)
+    separators = compress(count(1), map(SEPARATOR.__eq__, lowered))
+    return PieceWords(spaced, lowered, aligned, [0, *separators])
 
 
 def words_of(text: str) -> tuple[str, list[str], bool]:
     """The text with its non-word characters made spaces (its split() is
     `WORD_RE.findall(text)`), `WORD_RE.findall(text.lower())`, and whether the latter is the
     former's words each lower-cased (not so only where rare Unicode changes the words); faster.
+    SEPARATOR characters are kept, as words of their own where spaces surround them.
 
     Every non-word character is made a space, then the text is split: ASCII characters are
     mapped as bytes, the few distinct non-ASCII ones are tested one by one (no word character
     is white space to str.split, so the runs it returns are the words). When lower-casing
     changes only ASCII letters (bytes lower-case those and nothing else), no word boundary
     moves and no word changes length, so the words of the lower-cased text are the words
-    lower-cased.
+    lower-cased; and so they are whenever the text holds neither `İ` nor `Σ`: every other
+    character lower-cases to one character, a word character to a word character, whatever
+    surrounds it.
     """
     if text.isascii():
         spaced = text.encode("ascii").translate(_NOT_WORD_TO_SPACE)
@@ -405,10 +458,7 @@ def words_of(text: str) -> tuple[str, list[str], bool]:
     for char in others:
         if not _WORD_CHAR_RE.match(char):
             words = words.replace(char, " ")
-    # Lower-casing changes only ASCII letters when no non-ASCII character changes: no
-    # character's lower case starts with itself, so text.lower() differs from the bytes
-    # lower-cased exactly when one does (a test of the few distinct ones, not of the text).
-    if all(char.lower() == char for char in others):
+    if "\u0130" not in others and "\u03a3" not in others:
         return words, words.lower().split(), True
     tokens = words.split()
     lowered = WORD_RE.findall(text.lower())

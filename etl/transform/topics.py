@@ -260,25 +260,31 @@ def matched_terms(text: str, taxonomy: Taxonomy) -> dict[str, list[str]]:
     return found
 
 
-def ranked(
-    found: list[Occurrence], weights: dict[str, float]
-) -> list[tuple[float, str, tuple[str, ...]]]:
+def ranked(found: list[Occurrence], index: TermIndex) -> list[tuple[float, str, tuple[str, ...]]]:
     """Keys by score, best first: (score, key, evidence terms); ties go to the key with more
     distinct terms, then to the one read first."""
     by_key: dict[str, dict[str, list[float]]] = {}
     first: dict[str, int] = {}
     for occurrence in found:
-        by_key.setdefault(occurrence.key, {}).setdefault(occurrence.term, []).append(
-            occurrence.factor
-        )
-        first.setdefault(occurrence.key, occurrence.order)
+        key = occurrence.key
+        terms = by_key.get(key)
+        if terms is None:
+            terms = by_key[key] = {}
+            first[key] = occurrence.order
+        factors = terms.get(occurrence.term)
+        if factors is None:
+            terms[occurrence.term] = [occurrence.factor]
+        else:
+            factors.append(occurrence.factor)
+    acronyms, weights = index.acronyms, index.weights
     scored = []
     for key, terms in by_key.items():
-        plain = any(not is_acronym_term(term) for term in terms)
+        plain = not acronyms.issuperset(terms)
         shares = []
         for term, factors in terms.items():
-            factors.sort(reverse=True)
-            if is_acronym_term(term):
+            if len(factors) > 1:
+                factors.sort(reverse=True)
+            if term in acronyms:
                 share = factors[0] * (ACRONYM_WITH_OTHERS if plain else 1.0)
             else:
                 share = factors[0] + REPEAT_BONUS * sum(factors[1:4])
@@ -301,7 +307,7 @@ def assign_topics(text: str, taxonomy: Taxonomy, title: str | None = None) -> tu
         return ()
     leaves = taxonomy.leaves
     in_leaves = [o for o in found if o.key in leaves]
-    order = ranked(in_leaves or found, taxonomy.index.weights)
+    order = ranked(in_leaves or found, taxonomy.index)
     least = KEEP_RATIO * order[0][0]
     return tuple(
         TopicHit(slug, round(score, 2), evidence)
@@ -319,7 +325,7 @@ def assign_tasks(text: str, taxonomy: Taxonomy, title: str | None = None) -> tup
     if not found:
         return ()
     strong = {o.key for o in found if o.factor >= TASK_LEAST_FACTOR}
-    order = ranked([o for o in found if o.key in strong], taxonomy.task_index.weights)
+    order = ranked([o for o in found if o.key in strong], taxonomy.task_index)
     if not order:
         return ()
     least = TASK_KEEP_RATIO * order[0][0]
@@ -338,12 +344,13 @@ def rule_evidences(
     parts = pieces(title, text)
     leaves = taxonomy.leaves
     topic_found = [o for o in occurrences(parts, taxonomy.index) if o.key in leaves]
-    topics = rule_evidence(topic_found, taxonomy.index.weights, KEEP_RATIO)
+    topics = rule_evidence(topic_found, taxonomy.index, KEEP_RATIO)
     if not taxonomy.tasks:
         return topics, {}
     task_found = occurrences(parts, taxonomy.task_index)
-    weights = taxonomy.task_index.weights
-    return topics, rule_evidence(task_found, weights, TASK_KEEP_RATIO, TASK_LEAST_FACTOR)
+    return topics, rule_evidence(
+        task_found, taxonomy.task_index, TASK_KEEP_RATIO, TASK_LEAST_FACTOR
+    )
 
 
 def topics_and_tasks(
