@@ -54,6 +54,9 @@ BY_NATURAL_KEYS = {
     "topics": "SELECT slug, name, parent_slug, terms FROM topics",
     "paper_tasks": f"SELECT p.id, x.task_name, x.score, x.evidence FROM paper_tasks x {PAPER}",
     "tasks": "SELECT name, topic_slug, terms FROM tasks",
+    "listed_terms": "SELECT key, kind, name, detail FROM listed_terms",
+    "paper_listed_terms": "SELECT p.id, t.key, x.position FROM paper_listed_terms x "
+    f"{PAPER} JOIN listed_terms t ON t.id = x.term_id",
     "rejects": "SELECT source_path, position, reason, raw FROM rejects",
 }
 AUTHORS = [f"{first} {last}" for first in ("Ada", "Bo", "Chen", "Dana", "Eli") for last in "PQRSTU"]
