@@ -15,6 +15,7 @@ import re
 import unicodedata
 from datetime import date, datetime
 from decimal import Decimal
+from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
@@ -27,14 +28,17 @@ if TYPE_CHECKING:
 FORMATS = ("table", "json", "csv")
 HIGHLIGHT_STYLE = "bold yellow"
 HIGHLIGHT_RE = re.compile(r"\*\*(.+?)\*\*", re.S)
+
+
 # C0 and C1 controls except newline and tab, DEL, and the invisible format characters
 # (Unicode category Cf: zero-width spaces and joiners, bidirectional marks and overrides, the
 # BOM ...) that can hide text or make it read differently from what it is.
-INVISIBLE_RE = re.compile(
-    "[\x00-\x08\x0b-\x1f\x7f-\x9f"
-    + "".join(chr(c) for c in range(0xA0, 0x110000) if unicodedata.category(chr(c)) == "Cf")
-    + "]"
-)
+@cache
+def invisible_re() -> re.Pattern[str]:
+    """The characters to show escaped (built on first use: listing the format characters
+    walks every code point, too slow for every command's start)."""
+    formats = (chr(c) for c in range(0xA0, 0x110000) if unicodedata.category(chr(c)) == "Cf")
+    return re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f" + "".join(formats) + "]")
 
 
 def plain(value: Any) -> Any:
@@ -50,7 +54,7 @@ def plain(value: Any) -> Any:
 
 def visible(text: str) -> str:
     """Text with control characters and ANSI escapes written as escapes (`\\x1b`, `\\u202e`)."""
-    return INVISIBLE_RE.sub(lambda m: m.group(0).encode("unicode_escape").decode("ascii"), text)
+    return invisible_re().sub(lambda m: m.group(0).encode("unicode_escape").decode("ascii"), text)
 
 
 def make_console(*, stderr: bool = False) -> Console:

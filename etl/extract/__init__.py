@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from etl.errors import SourceError
-from etl.extract import bibtex, dblp, json_shapes, limits, pwc
+from etl.extract import json_shapes, limits, pwc
 from etl.extract.compressed import container_stat, is_tar
 from etl.extract.files import discover, discover_all, fingerprint, read_head, read_head_bytes
 from etl.extract.readers import (
@@ -53,9 +53,23 @@ ALL_READERS: dict[str, Callable[[SourceFile, str], Iterator[Item]]] = {
     **READERS,
     **{shape: json_shapes.read_shape for shape in JSON_SHAPES},
     "pwc-links": pwc.read_links,
-    "dblp": dblp.read_dblp,
-    "bibtex": bibtex.read_bibtex,
+    "dblp": lambda source, encoding: _read_dblp(source, encoding),
+    "bibtex": lambda source, encoding: _read_bibtex(source, encoding),
 }
+
+
+def _read_dblp(source: SourceFile, encoding: str) -> Iterator[Item]:
+    """DBLP XML; lxml is imported only when such a file is read (every command starts faster)."""
+    from etl.extract import dblp
+
+    return dblp.read_dblp(source, encoding)
+
+
+def _read_bibtex(source: SourceFile, encoding: str) -> Iterator[Item]:
+    """BibTeX; bibtexparser is imported only when such a file is read."""
+    from etl.extract import bibtex
+
+    return bibtex.read_bibtex(source, encoding)
 
 
 def identify(

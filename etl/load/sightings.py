@@ -37,16 +37,20 @@ def forget_source(connection: Connection, source_id: int, run_id: int) -> tuple[
     return removed, deferred
 
 
+PREPRINT_VENUES = ("arxiv", "corr")
+
+
 def derive_sighting_values(connection: Connection, source_id: int, run_id: int) -> None:
     """Set the venue, year and status of the papers a source holds or held from their
     sightings that remain: an accepted one's (status not reject, withdrawn or desk reject),
-    else a preprint's, then one that names a venue, then the latest year's; among those, the
-    smallest venue and status, so that the order in which files were loaded never decides."""
+    else a preprint's (arXiv, CoRR), then one that names a venue, then the latest year's;
+    among those, the smallest venue and status, so that the load order never decides."""
     live = s.paper_sources.alias("live")
     current = or_(live.c.source_id != source_id, live.c.run_id == run_id)
     status = func.lower(func.coalesce(live.c.status, ""))
     refused = or_(status.like("%reject%"), status.like("%withdr%"))
-    preprint = status.like("%preprint%")
+    # CoRR is arXiv's name in DBLP and in the BibTeX exported from it: a preprint venue
+    preprint = or_(status.like("%preprint%"), func.lower(live.c.venue).in_(PREPRINT_VENUES))
     order = (
         case((refused, 2), (preprint, 1), else_=0),
         case((live.c.venue.is_(None), 1), else_=0),

@@ -8,18 +8,10 @@ from dataclasses import dataclass, replace
 from functools import cache, cached_property
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from etl.errors import TaxonomyError
 from etl.models import Task, TaskHit, Topic, TopicHit
-from etl.transform.tagger import (
-    Evidence,
-    TaggerModel,
-    load_model,
-    rule_evidence,
-    tag,
-    text_features,
-)
 from etl.transform.terms import (
     Occurrence,
     TermIndex,
@@ -31,6 +23,9 @@ from etl.transform.terms import (
     term_matches,
 )
 from etl.wordlists import line_of, term_problem
+
+if TYPE_CHECKING:  # the tagger (and NumPy) load only when topics are assigned
+    from etl.transform.tagger import Evidence, TaggerModel
 
 __all__ = [
     "Taxonomy",
@@ -109,7 +104,11 @@ def load_taxonomy(path: str | Path | None = None, tagger: str = "model") -> Taxo
     if tagger not in TAGGERS:
         raise TaxonomyError(f"unknown tagger {tagger!r}: choose one of {', '.join(TAGGERS)}")
     taxonomy = _read_taxonomy(path)
-    return replace(taxonomy, tagger=load_model()) if tagger == "model" else taxonomy
+    if tagger == "rules":
+        return taxonomy
+    from etl.transform.tagger import load_model
+
+    return replace(taxonomy, tagger=load_model())
 
 
 def _read_taxonomy(path: str | Path | None) -> Taxonomy:
@@ -341,6 +340,8 @@ def rule_evidences(
 ) -> tuple[dict[str, Evidence], dict[str, Evidence]]:
     """What the rules find for each leaf topic and each task of a paper (the text is read once
     for both): the tagger's evidence beside its learned scores."""
+    from etl.transform.tagger import rule_evidence
+
     parts = pieces(title, text)
     leaves = taxonomy.leaves
     topic_found = [o for o in occurrences(parts, taxonomy.index) if o.key in leaves]
@@ -359,6 +360,8 @@ def topics_and_tasks(
     """A paper's topics and tasks: by the taxonomy's tagger when it has one, else by its rules."""
     if taxonomy.tagger is None:
         return assign_topics(text, taxonomy, title), assign_tasks(text, taxonomy, title)
+    from etl.transform.tagger import tag, text_features
+
     topic_evidence, task_evidence = rule_evidences(title, text, taxonomy)
     return tag(
         taxonomy.tagger,
