@@ -143,8 +143,17 @@ def source_roots(paths: Sequence[str]) -> list[Path]:
             plain = list(itertools.takewhile(lambda part: not glob.has_magic(part), path.parts))
             roots.append(Path(*plain).resolve() if plain else Path.cwd())
         else:
-            roots.append(path.resolve().parent)
+            roots.append(_resolved(path).parent)
     return roots
+
+
+def _resolved(path: Path) -> Path:
+    """The path with links resolved (as given when it cannot be: a link loop fails later,
+    as that source's failure, never the run's)."""
+    try:
+        return path.resolve()
+    except (OSError, RuntimeError):  # RuntimeError: a link loop
+        return path.absolute()
 
 
 def shard(files: Sequence[Path], part: tuple[int, int] | None) -> list[Path]:
@@ -395,8 +404,7 @@ def _fingerprint(taxonomy: Taxonomy, venues: extract.VenueTable, options: RunOpt
     (etl.fingerprint, the tagger's model among them), the taxonomy and the tagger chosen,
     venue spellings, overrides (venue, year, source format) and limits."""
     spellings = sorted(venues.names.items())
-    tagger = "model" if taxonomy.tagger else "rules"
-    inputs: list[object] = [taxonomy.topics, taxonomy.tasks, tagger, spellings]
+    inputs: list[object] = [taxonomy.topics, taxonomy.tasks, taxonomy.tagger, spellings]
     inputs += [options.venue, options.year]
     if options.source_format:
         inputs.append(options.source_format)

@@ -86,10 +86,11 @@ def test_json_nested_100000_deep_costs_megabytes_and_is_a_reject(
     (folder / "arrays.json").write_text("[" * DEEP + "]" * DEEP, "utf-8")  # 200 KB
     (folder / "objects.json").write_text('{"a":' * DEEP + "1" + "}" * DEEP, "utf-8")
     (folder / "deep.jsonl").write_text(
-        json.dumps(GOOD[0]) + "\n" + '{"title": "x", "a": ' + "[" * DEEP + "]" * DEEP + "}\n",
+        '{"title": "x", "a": ' + "[" * DEEP + "]" * DEEP + "}\n",
         "utf-8",
     )
-    (folder / "good.json").write_text(json.dumps(GOOD), "utf-8")
+    # what the deep files cost, apart from the tagger's model (about 25 MB, loaded by the first
+    # record that gets topics, whatever the input): the good file's run is the next one
     status, peak_kb, output = measured_run(
         "run", str(folder), "--db", db_url, "-q", "--workers", "1", cwd=tmp_path
     )
@@ -98,11 +99,14 @@ def test_json_nested_100000_deep_costs_megabytes_and_is_a_reject(
     deep = "nested deeper than 100 levels (--max-depth)"
     assert rejects(db_url) == [
         ("arrays.json", 1, deep),
-        ("deep.jsonl", 2, deep),
+        ("deep.jsonl", 1, deep),
         ("objects.json", 1, deep),
     ]
-    assert fetch(db_url, "SELECT title FROM papers") == [("A good paper",)]
     assert fetch_one(db_url, "SELECT status FROM runs") == "partial"
+    (folder / "good.json").write_text(json.dumps(GOOD), "utf-8")
+    again = etl("run", str(folder), "--db", db_url, "-q", "--workers", "1", cwd=tmp_path)
+    assert again.returncode == 0, again.stdout + again.stderr  # the deep files are unchanged
+    assert fetch(db_url, "SELECT title FROM papers") == [("A good paper",)]
 
 
 def test_the_limits_are_flags_and_changing_them_reads_the_files_again(

@@ -67,10 +67,9 @@ DEFAULT_GOLD = [
 ]
 RESERVED = ("real-test", "real-final")
 MIN_FEATURE_DOCS = 2
-HEAD = __import__("os").environ.get("HEAD", "svm")
 MIN_TASK_DOCS = 4
 FOLDS = 5
-SVM_C = float(__import__("os").environ.get("SVM_C", "0.5"))
+SVM_C = 0.5
 
 
 def _real_gold() -> Any:
@@ -118,7 +117,7 @@ def read_docs(golds: Sequence[str], lists: str, taxonomy: Taxonomy) -> list[Doc]
                 Doc(
                     id=line["id"],
                     group=line["source"]["file"],
-                    features=text_features(title, abstract, line.get("venue")),
+                    features=text_features(title, abstract),
                     topic_evidence=topic_ev,
                     task_evidence=task_ev,
                     topics=list(line.get("topics", [])),
@@ -149,10 +148,7 @@ def fit_head(x: sparse.csr_matrix, targets: list[list[str]], labels: list[str], 
         if y.all() or not y.any():
             biases[j] = 1.0 if y.all() else -1.0
             continue
-        if HEAD == "lr":
-            svm = LogisticRegression(C=SVM_C, class_weight="balanced", solver="liblinear")
-        else:
-            svm = LinearSVC(C=SVM_C, class_weight="balanced", random_state=seed, max_iter=5000)
+        svm = LinearSVC(C=SVM_C, class_weight="balanced", random_state=seed, max_iter=5000)
         svm.fit(x, y)
         weights[:, j] = svm.coef_[0]
         biases[j] = svm.intercept_[0]

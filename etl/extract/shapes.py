@@ -48,6 +48,8 @@ ENVELOPES = (
     ("message", "crossref"),
 )
 SNIFF_BYTES = 1 << 20  # enough for the first records of any of them
+# nesting read for a shape: records of every known shape name theirs within a few levels
+SNIFF_DEPTH = 16
 MAX_EVENTS = 200_000
 BIBTEX_ENTRY_RE = re.compile(r"^\s*@\s*[A-Za-z]+\s*[{(]")
 DBLP_RE = re.compile(
@@ -111,31 +113,50 @@ class JsonSniff:
 
 
 def sniff_json(head: bytes) -> JsonSniff:
-    """Where the records of a JSON or JSON Lines head are, and which shape they have."""
+    """Where the records of a JSON or JSON Lines head are, and which shape they have.
+
+    Read from ijson's basic events, with prefixes built here for the first SNIFF_DEPTH
+    levels only: ijson's own prefixes grow with the nesting, so a file nested 100,000 levels
+    deep would cost gigabytes before its record is rejected (etl.extract.limits)."""
     sniff = JsonSniff()
     keys: dict[str, set[str]] = {}
     values: dict[str, str] = {}
-    depth = 0
+    open_: list[tuple[bool, str]] = []  # (is a map, its prefix) of each open container
+    key: list[str] = []  # the current key of each open container ("" in an array)
     tops = 0
+
+    def here() -> str:
+        """The ijson prefix of the value being read."""
+        if not open_:
+            return ""
+        is_map, prefix = open_[-1]
+        part = key[-1] if is_map else "item"
+        return f"{prefix}.{part}" if prefix else part
+
     try:
-        events = ijson.parse(io.BytesIO(head), multiple_values=True, use_float=True)
-        for count, (prefix, event, value) in enumerate(events):
-            if count > MAX_EVENTS:
+        events = ijson.basic_parse(io.BytesIO(head), multiple_values=True, use_float=True)
+        for count, (event, value) in enumerate(events):
+            if count > MAX_EVENTS or len(open_) > SNIFF_DEPTH:
                 break
             if event in ("start_map", "start_array"):
-                if depth == 0:
+                if not open_:
                     tops += 1
                     if tops == 1:
                         sniff.top = "map" if event == "start_map" else "array"
-                    elif tops > 1:
+                    else:
                         sniff.container = "jsonl"
-                depth += 1
+                open_.append((event == "start_map", here()))
+                key.append("")
             elif event in ("end_map", "end_array"):
-                depth -= 1
+                open_.pop()
+                key.pop()
             elif event == "map_key":
-                keys.setdefault(prefix, set()).add(value)
-            elif event == "string" and prefix.count(".") <= 3:
-                values.setdefault(prefix, value)
+                keys.setdefault(open_[-1][1], set()).add(value)
+                key[-1] = value
+            elif event == "string":
+                prefix = here()
+                if prefix.count(".") <= 3:
+                    values.setdefault(prefix, value)
     except ijson.JSONError:
         pass  # the head ends inside a record, or the file is not JSON: decided on what was seen
     sniff.top_keys = keys.get("", set())

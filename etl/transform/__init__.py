@@ -33,7 +33,7 @@ def transform(record: RawRecord, taxonomy: Taxonomy) -> PaperBundle:
     links = collect_links(
         {k: v for k, v in texts.items() if v}, record.links, silent, record.code_mentions
     )
-    topics, tasks = topics_and_tasks(abstract, taxonomy, title=title, venue=record.venue)
+    topics, tasks = topics_and_tasks(abstract, taxonomy, title=title)
     external = ordered_external([*source_keys(record.ids), *external_ids(links, record.source_id)])
     pid, keys = identify(abstract, title, external, record.authors, record.year)
     paper = Paper(

@@ -24,6 +24,7 @@ import hashlib
 import heapq
 import json
 import math
+import os
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -31,6 +32,12 @@ from functools import cache, cached_property
 from importlib import resources
 from io import BytesIO
 from itertools import pairwise
+
+# NumPy's BLAS would start threads of its own; a signal the kernel gave one of them would
+# reach the run in the middle of a write that holds signals (etl.signals). The tagger's
+# products are too small to gain from threads.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 import numpy as np
 
@@ -63,11 +70,11 @@ STOP = frozenset(
 )
 
 
-def text_features(title: str | None, abstract: str, venue: str | None = None) -> set[str]:
+def text_features(title: str | None, abstract: str) -> set[str]:
     """The words and neighbouring word pairs of the abstract, and of the title marked apart
-    (a word in the title says more about the paper than the same word in the abstract), and
-    the venue's name (a robotics venue's papers are about robots more often)."""
-    features: set[str] = {"V:" + "".join(filter(str.isalpha, venue.lower()))} if venue else set()
+    (a word in the title says more about the paper than the same word in the abstract). Never
+    the venue: a paper's topics are its content, the same in every list that names it."""
+    features: set[str] = set()
     for prefix, text in (("", abstract), ("T:", title or "")):
         words = [w for w in TOKEN_RE.findall(text.lower()) if w not in STOP]
         features.update(prefix + w for w in words)

@@ -81,8 +81,9 @@ class Taxonomy:
     leaves: frozenset[str]
     tasks: tuple[Task, ...]
     task_index: TermIndex
-    # the learned tagger that ranks topics and tasks over the rules' evidence; None: rules only
-    tagger: TaggerModel | None = None
+    # "model": the packaged learned tagger ranks topics and tasks over the rules' evidence
+    # (loaded in the process that first needs it, not where the taxonomy is read); "rules"
+    tagger: str = "rules"
 
     @cached_property
     def task_topic(self) -> dict[str, str]:
@@ -104,11 +105,7 @@ def load_taxonomy(path: str | Path | None = None, tagger: str = "model") -> Taxo
     if tagger not in TAGGERS:
         raise TaxonomyError(f"unknown tagger {tagger!r}: choose one of {', '.join(TAGGERS)}")
     taxonomy = _read_taxonomy(path)
-    if tagger == "rules":
-        return taxonomy
-    from etl.transform.tagger import load_model
-
-    return replace(taxonomy, tagger=load_model())
+    return replace(taxonomy, tagger=tagger)
 
 
 def _read_taxonomy(path: str | Path | None) -> Taxonomy:
@@ -335,6 +332,13 @@ def assign_tasks(text: str, taxonomy: Taxonomy, title: str | None = None) -> tup
     )
 
 
+def _model() -> TaggerModel | None:
+    """The packaged tagger (None when the package ships none), read once per process."""
+    from etl.transform.tagger import load_model
+
+    return load_model()
+
+
 def rule_evidences(
     title: str | None, text: str, taxonomy: Taxonomy
 ) -> tuple[dict[str, Evidence], dict[str, Evidence]]:
@@ -355,17 +359,18 @@ def rule_evidences(
 
 
 def topics_and_tasks(
-    text: str, taxonomy: Taxonomy, title: str | None = None, venue: str | None = None
+    text: str, taxonomy: Taxonomy, title: str | None = None
 ) -> tuple[tuple[TopicHit, ...], tuple[TaskHit, ...]]:
     """A paper's topics and tasks: by the taxonomy's tagger when it has one, else by its rules."""
-    if taxonomy.tagger is None:
+    model = _model() if taxonomy.tagger == "model" else None
+    if model is None:
         return assign_topics(text, taxonomy, title), assign_tasks(text, taxonomy, title)
     from etl.transform.tagger import tag, text_features
 
     topic_evidence, task_evidence = rule_evidences(title, text, taxonomy)
     return tag(
-        taxonomy.tagger,
-        text_features(title, text, venue),
+        model,
+        text_features(title, text),
         topic_evidence,
         task_evidence,
         taxonomy.leaves,

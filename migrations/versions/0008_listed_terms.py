@@ -10,12 +10,12 @@ source says them, apart from the tasks and methods the transform finds (`paper_t
 `task_index` gain what the source lists); migrations/env.py creates them again at the head.
 """
 
+import re
 from collections.abc import Sequence
 
 import sqlalchemy as sa
 from alembic import op
 
-from etl.load.database import drop_views
 
 revision: str = "0008"
 down_revision: str | None = "0007"
@@ -41,7 +41,7 @@ def _comment_keys(comment: str) -> None:
 
 
 def upgrade() -> None:
-    drop_views(op.get_bind())
+    drop_views_reading("papers")
     _comment_keys(KEYS_NOW)
     op.create_table(
         "listed_terms",
@@ -82,8 +82,45 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
-    drop_views(op.get_bind())
+    drop_views_reading("papers", "listed_terms", "paper_listed_terms")
     _comment_keys(KEYS_BEFORE)
     op.drop_index(op.f("ix_paper_listed_terms_term_id"), table_name="paper_listed_terms")
     op.drop_table("paper_listed_terms")
     op.drop_table("listed_terms")
+
+
+def drop_views_reading(*tables: str) -> None:
+    """Drop the views the database holds that read these tables, directly or through other
+    views, as its catalog lists them (a copy frozen with this revision: never edit)."""
+    bind = op.get_bind()
+    if bind.dialect.name == "postgresql":
+        rows = bind.exec_driver_sql(
+            "WITH RECURSIVE reading(oid) AS ("
+            " SELECT r.ev_class FROM pg_depend d JOIN pg_rewrite r ON r.oid = d.objid"
+            " WHERE r.ev_class <> d.refobjid AND d.refobjid IN (SELECT c.oid FROM pg_class c"
+            " WHERE c.relname = ANY(%s) AND c.relnamespace = to_regnamespace(current_schema()))"
+            " UNION SELECT r.ev_class FROM reading JOIN pg_depend d ON d.refobjid = reading.oid"
+            " JOIN pg_rewrite r ON r.oid = d.objid WHERE r.ev_class <> d.refobjid)"
+            " SELECT DISTINCT c.relname FROM pg_class c JOIN reading ON reading.oid = c.oid"
+            " WHERE c.relkind = 'v'",
+            (list(tables),),
+        ).all()
+        for (name,) in rows:
+            bind.exec_driver_sql(f'DROP VIEW IF EXISTS "{name}" CASCADE')
+        return
+    views = dict(bind.exec_driver_sql("SELECT name, sql FROM sqlite_master WHERE type = 'view'").all())
+    read = set(tables)
+    dropped: set[str] = set()
+    while True:
+        found = {
+            name
+            for name, sql in views.items()
+            if name not in dropped
+            and any(re.search(rf"\b{re.escape(table)}\b", sql or "", re.I) for table in read)
+        }
+        if not found:
+            break
+        dropped |= found
+        read |= found
+    for name in sorted(dropped):
+        bind.exec_driver_sql(f'DROP VIEW IF EXISTS "{name}"')
