@@ -19,6 +19,7 @@ from etl import extract, load
 from etl.config import mask_url, resolve_database_url, stored_url
 from etl.errors import EtlError, SourceError
 from etl.extract.files import fingerprint as file_checksum
+from etl.extract.files import resolved
 from etl.failures import describe, is_database_failure
 from etl.fingerprint import fingerprint
 from etl.load.database import package_dir
@@ -143,17 +144,8 @@ def source_roots(paths: Sequence[str]) -> list[Path]:
             plain = list(itertools.takewhile(lambda part: not glob.has_magic(part), path.parts))
             roots.append(Path(*plain).resolve() if plain else Path.cwd())
         else:
-            roots.append(_resolved(path).parent)
+            roots.append(resolved(path).parent)
     return roots
-
-
-def _resolved(path: Path) -> Path:
-    """The path with links resolved (as given when it cannot be: a link loop fails later,
-    as that source's failure, never the run's)."""
-    try:
-        return path.resolve()
-    except (OSError, RuntimeError):  # RuntimeError: a link loop
-        return path.absolute()
 
 
 def shard(files: Sequence[Path], part: tuple[int, int] | None) -> list[Path]:

@@ -89,7 +89,7 @@ def discover_all(paths: Sequence[str]) -> Discovery:
             raise SourceError(given, "no such file or folder")
         else:
             found.failed.append((path, why))
-    unique = list(dict.fromkeys(_resolved(p) for p in found.files))
+    unique = list(dict.fromkeys(resolved(p) for p in found.files))
     loaded: list[Path] = []
     for path in unique:
         if zipfile.is_zipfile(path):
@@ -158,7 +158,7 @@ def _why(exc: OSError) -> str:
     return f"cannot be read: {exc.strerror or exc}"
 
 
-def _resolved(path: Path) -> Path:
+def resolved(path: Path) -> Path:
     """The path with links resolved (as given when it cannot be)."""
     try:
         return path.resolve()
@@ -169,7 +169,7 @@ def _resolved(path: Path) -> Path:
 def _walk(folder: Path, found: Discovery) -> None:
     """The files of a folder and its subfolders, links leaving it skipped (and listed); links
     that cannot be followed and folders that cannot be read fail as sources of their own."""
-    root = _resolved(folder)
+    root = resolved(folder)
 
     def unreadable(exc: OSError) -> None:
         reason = f"cannot read this folder: {exc.strerror or exc}"
@@ -193,7 +193,7 @@ def _walk(folder: Path, found: Discovery) -> None:
                 if kind == "unreadable" and not why.startswith("not a regular file"):
                     found.failed.append((child, why))
                     continue
-                target = _resolved(child)
+                target = resolved(child)
                 if not target.is_relative_to(root):
                     found.skipped.append((child, f"a link leaving the folder (to {target})"))
                     continue

@@ -20,7 +20,6 @@ The model is plain arrays in `etl/data/tagger/` (NumPy `.npz` and JSON), read on
 
 from __future__ import annotations
 
-import hashlib
 import heapq
 import json
 import math
@@ -172,13 +171,6 @@ class TaggerModel:
     task_prior: dict[str, float]  # task -> log-odds that a rules' candidate is a reader's task
     thresholds: dict[str, float]  # topic_least, topic_ratio, task_least, task_ratio
     provenance: dict[str, object]
-    digest: str  # of the model's files: two models are equal when their files are
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, TaggerModel) and other.digest == self.digest
-
-    def __hash__(self) -> int:
-        return hash(self.digest)
 
     def scores(self, features: Iterable[str]) -> tuple[np.ndarray, np.ndarray]:
         """Every topic's and every task's score for a text's features (one pass over the
@@ -352,7 +344,6 @@ def read_model(arrays: bytes, meta: str) -> TaggerModel:
         task_prior=dict(info["task_prior"]),
         thresholds=dict(info["thresholds"]),
         provenance=dict(info["provenance"]),
-        digest=hashlib.sha256(arrays + meta.encode("utf-8")).hexdigest(),
     )
 
 
