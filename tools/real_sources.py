@@ -71,12 +71,10 @@ def count_in(path: Path, shape: str) -> Counts:
     counts = Counts()
     text = path.read_text("utf-8", errors="replace")
     counts.repos = {(o.lower(), r.lower().removesuffix(".git")) for o, r in GITHUB_RE.findall(text)}
-    if shape in ("bibtex", "dblp"):
-        entries = re.findall(r"(?m)^\s*@(\w+)\s*[{(]", text) if shape == "bibtex" else []
-        counts.records = sum(
-            1 for e in entries if e.lower() not in ("string", "comment", "preamble", "proceedings")
-        )
-        return counts
+    if shape == "bibtex":
+        return _count_bibtex(text)
+    if shape == "dblp":
+        return _count_dblp(text)
     lines = (
         [json.loads(line) for line in text.splitlines() if line.strip()]
         if shape == "arxiv"
@@ -110,9 +108,62 @@ def count_in(path: Path, shape: str) -> Counts:
             if external.get(kind):
                 ids.add(f"{kind}:{str(external[kind]).lower()}")
         for name in ("paperId", "DOI", "doi", "forum"):
-            if record.get(name):
-                ids.add(f"{name}:{str(record[name]).lower()}")
+            # the arXiv snapshot's `doi` holds one DOI or several separated by spaces
+            for value in str(record.get(name) or "").split():
+                ids.add(f"{name}:{value.lower()}")
+        if shape == "arxiv" and record.get("id"):
+            ids.add(f"arxiv:{record['id']}")
     counts.ids = len(ids)
+    return counts
+
+
+ARXIV_ID = re.compile(r"(?i)(?:arxiv[:/ ]\s*|arxiv\.org/(?:abs|pdf)/)(\d{4}\.\d{4,5})")
+
+
+def _count_bibtex(text: str) -> Counts:
+    """A BibTeX file's papers (proceedings volumes are not), read with bibtexparser: one
+    paper cited under two keys counts once (the same normalised title and first author)."""
+    import bibtexparser
+
+    counts = Counts()
+    papers: dict[tuple[str, str], Any] = {}
+    for entry in bibtexparser.parse_string(text).entries:
+        if entry.entry_type.lower() == "proceedings":
+            continue
+        fields = {k.lower(): str(f.value) for k, f in entry.fields_dict.items()}
+        title = re.sub(r"[^a-z0-9]", "", str(fields.get("title", "")).lower())
+        authors = [a for a in re.split(r"\s+and\s+", str(fields.get("author", "")).strip()) if a]
+        papers.setdefault((title, authors[0].split(",")[0] if authors else ""), (fields, authors))
+    for fields, authors in papers.values():
+        counts.records += 1
+        counts.titles += bool(fields.get("title"))
+        counts.abstracts += bool(fields.get("abstract"))
+        counts.authors += len(authors)
+        # ids: the DOI, and an arXiv id named anywhere (eprint, journal, url)
+        arxiv = set(ARXIV_ID.findall(" ".join(fields.values())))
+        if fields.get("archiveprefix", "").lower() == "arxiv" and fields.get("eprint"):
+            arxiv.add(fields["eprint"])
+        counts.ids += bool(fields.get("doi")) + len(arxiv)
+    return counts
+
+
+DBLP_RECORD = re.compile(
+    r"<(article|inproceedings|incollection|book|phdthesis|mastersthesis)\s[^>]*\bkey=\"([^\"]+)\""
+)
+
+
+def _count_dblp(text: str) -> Counts:
+    """A DBLP XML file's publications (proceedings volumes and person pages are not papers),
+    counted by pattern: titles, author slots, and ids (the DBLP key, a DOI in `ee`)."""
+    counts = Counts()
+    for match in DBLP_RECORD.finditer(text):
+        end = text.find(f"</{match.group(1)}>", match.end())
+        body = text[match.end() : end]
+        counts.records += 1
+        counts.titles += "<title>" in body or "<title " in body
+        counts.authors += len(re.findall(r"<author[ >]", body))
+        dois = {d.lower() for d in re.findall(r"<ee[^>]*>https?://doi\.org/([^<]+)</ee>", body)}
+        counts.ids += 1 + len(dois)
     return counts
 
 
