@@ -34,9 +34,7 @@ def command_help(name: str | None) -> str:
     terminal."""
     from etl.cli import main
 
-    root = click.Context(
-        main, info_name="etl", terminal_width=HELP_WIDTH, **main.context_settings
-    )
+    root = click.Context(main, info_name="etl", terminal_width=HELP_WIDTH, **main.context_settings)
     if name is None:
         return main.get_help(root)
     command = main.commands[name]
