@@ -2,8 +2,9 @@
 
 Both are made from the code at build time, so they cannot drift from it: the CLI reference
 is click's own `--help` of every command, the schema reference the `comment=` of the tables
-in `etl/load/schema.py` and the header comments of `sql/views/*.sql`. MkDocs loads this file
-as a hook (`mkdocs.yml`: `hooks`); nothing generated is committed.
+in `etl/load/schema.py` and the header comments of `sql/views/*.sql`; the changelog page is
+`CHANGELOG.md`, which stays at the top of the repository. MkDocs loads this file as a hook
+(`mkdocs.yml`: `hooks`); nothing generated is committed.
 
     python tools/docs_reference.py cli      # print a page, to read it without building
 """
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import sqlite3
 import sys
+from pathlib import Path
 from typing import Any
 
 import click
@@ -19,6 +21,8 @@ from sqlalchemy import create_engine
 
 CLI_PAGE = "reference/cli.md"
 SCHEMA_PAGE = "reference/schema.md"
+CHANGELOG_PAGE = "changelog.md"
+ROOT = Path(__file__).resolve().parent.parent
 HELP_WIDTH = 100
 
 
@@ -135,7 +139,12 @@ def schema_reference() -> str:
     return "\n".join(parts)
 
 
-PAGES = {CLI_PAGE: cli_reference, SCHEMA_PAGE: schema_reference}
+def changelog() -> str:
+    """The repository's CHANGELOG.md, shown in the site as it is (it lives outside docs/)."""
+    return (ROOT / "CHANGELOG.md").read_text("utf-8")
+
+
+PAGES = {CLI_PAGE: cli_reference, SCHEMA_PAGE: schema_reference, CHANGELOG_PAGE: changelog}
 
 
 def on_files(files: Any, config: Any) -> Any:
