@@ -9,6 +9,8 @@ import shlex
 import shutil
 import subprocess
 import sys
+import uuid
+from collections.abc import Iterator
 from dataclasses import dataclass
 from importlib.metadata import version
 from pathlib import Path
@@ -16,8 +18,10 @@ from pathlib import Path
 import click
 import pytest
 from click.testing import CliRunner
+from sqlalchemy import create_engine, text
 
 from etl.cli import main
+from tests.conftest import POSTGRES_ADMIN_URL
 from tools import docs_reference
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -104,12 +108,14 @@ def loaded_sample(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return folder
 
 
-def run_etl(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
+def run_etl(
+    args: list[str], cwd: Path, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     environment = {k: v for k, v in os.environ.items() if k != "ETL_DATABASE_URL"}
     return subprocess.run(
         [sys.executable, "-m", "etl", *args],
         cwd=cwd,
-        env=environment,
+        env={**environment, **(env or {})},
         capture_output=True,
         text=True,
         timeout=300,
@@ -126,6 +132,59 @@ def test_every_etl_command_of_the_docs_runs_on_the_sample(
         done = run_etl(command[1:], folder)
         assert done.returncode == 0, f"{block.name}: {shlex.join(command)}\n{done.stderr}"
         assert "Error:" not in done.stderr
+
+
+POSTGRES_URL = re.compile(r"postgresql\+psycopg://\S+")
+
+
+@pytest.fixture
+def docs_role(postgres_url: str) -> Iterator[str]:
+    """A role name standing for the pages' `bi_reader`, dropped afterwards if it was made."""
+    role = f"etl_docs_reader_{uuid.uuid4().hex[:8]}"
+    yield role
+    for url, statement in [
+        (postgres_url, f'DROP OWNED BY "{role}"'),
+        (POSTGRES_ADMIN_URL, f'DROP ROLE "{role}"'),
+    ]:
+        engine = create_engine(url, isolation_level="AUTOCOMMIT")
+        with engine.connect() as connection:
+            exists = connection.execute(
+                text("SELECT 1 FROM pg_roles WHERE rolname = :r"), {"r": role}
+            ).first()
+            if exists:
+                connection.execute(text(statement))
+        engine.dispose()
+
+
+@pytest.mark.postgres
+@pytest.mark.parametrize(
+    "block", [b for b in BLOCKS if b.needs == "postgres"], ids=lambda b: b.name
+)
+def test_every_etl_command_of_the_postgres_blocks_runs_against_the_server(
+    block: Block, loaded_sample: Path, tmp_path: Path, postgres_url: str, docs_role: str
+) -> None:
+    """The pages' placeholders stand for a fresh database, the sample's folder and a new role;
+    `export` and `VAR=value` prefixes are kept; other lines (pip, createdb) are not run."""
+    folder = tmp_path / "here"
+    shutil.copytree(loaded_sample, folder)
+    exported: dict[str, str] = {}
+    ran = 0
+    for line in block.lines:
+        line = POSTGRES_URL.sub(postgres_url, line).replace("/data/lists", "seeds")
+        words = shlex.split(line.replace("bi_reader", docs_role), comments=True)
+        if words[:1] == ["export"]:
+            name, value = words[1].split("=", 1)
+            exported[name] = value
+            continue
+        prefix = {}
+        while words and re.fullmatch(r"\w+=.*", words[0]):
+            name, value = words.pop(0).split("=", 1)
+            prefix[name] = value
+        if words[:1] == ["etl"]:
+            done = run_etl(words[1:], folder, {**exported, **prefix})
+            assert done.returncode == 0, f"{block.name}: {line}\n{done.stderr}"
+            ran += 1
+    assert ran
 
 
 def test_marked_blocks_name_what_they_need() -> None:
