@@ -235,7 +235,9 @@ def test_every_command_and_option_is_in_the_cli_reference() -> None:
 
 def test_the_cli_reference_is_what_help_prints() -> None:
     """Never written twice: the page holds the command's own --help output."""
-    printed = CliRunner().invoke(main, ["search", "--help"], terminal_width=100)
+    printed = CliRunner().invoke(
+        main, ["search", "--help"], terminal_width=docs_reference.HELP_WIDTH
+    )
     assert printed.exit_code == 0
     assert printed.output.replace("Usage: main", "Usage: etl").strip() in cli_sections()["search"]
 

@@ -18,12 +18,14 @@ from typing import Any
 
 import click
 from sqlalchemy import create_engine
+from sqlalchemy.dialects import postgresql as postgresql_dialect
+from sqlalchemy.dialects import sqlite as sqlite_dialect
 
 CLI_PAGE = "reference/cli.md"
 SCHEMA_PAGE = "reference/schema.md"
 CHANGELOG_PAGE = "changelog.md"
 ROOT = Path(__file__).resolve().parent.parent
-HELP_WIDTH = 100
+HELP_WIDTH = 80  # the width of the site's code blocks
 
 
 def commands() -> dict[str, click.Command]:
@@ -71,6 +73,13 @@ def _cell(text: object) -> str:
     return str(text or "").replace("|", "\\|").replace("\n", " ")
 
 
+def _type(column: Any) -> str:
+    """The column's type on SQLite, and on PostgreSQL where that differs."""
+    sqlite = column.type.compile(dialect=sqlite_dialect.dialect()).lower()
+    postgresql = column.type.compile(dialect=postgresql_dialect.dialect()).lower()
+    return sqlite if sqlite == postgresql else f"{sqlite} ({postgresql} on PostgreSQL)"
+
+
 def _table_rows(table: Any) -> list[str]:
     rows = ["| column | type | key | description |", "|---|---|---|---|"]
     for column in table.columns:
@@ -82,9 +91,8 @@ def _table_rows(table: Any) -> list[str]:
             keys.append("unique")
         if not column.nullable and not column.primary_key:
             keys.append("not null")
-        kind = column.type.compile(dialect=create_engine("sqlite://").dialect)
         rows.append(
-            f"| `{column.name}` | {kind.lower()} | {', '.join(keys)} | {_cell(column.comment)} |"
+            f"| `{column.name}` | {_type(column)} | {', '.join(keys)} | {_cell(column.comment)} |"
         )
     return rows
 
