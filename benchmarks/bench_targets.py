@@ -1,4 +1,4 @@
-"""The load-throughput targets in one run: every figure the README's performance table shows.
+"""The load-throughput targets in one run: every figure of docs/performance.md's table.
 
 Usage: python benchmarks/bench_targets.py [--n 100000] [--loaders-n 200000] [--cores C]
                                           [--skip-postgres] [--skip-loaders] [--seed 1]

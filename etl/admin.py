@@ -1,6 +1,6 @@
 """Database administration for BI users: a read-only role on PostgreSQL.
 
-What the role can and cannot do is listed in the README's security section; each claim is
+What the role can and cannot do is listed in docs/security.md; each claim is
 tested by logging in as the role (tests/test_hostile.py).
 """
 

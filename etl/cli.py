@@ -38,7 +38,7 @@ from etl.signals import stop_on_sigterm
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-# Exit statuses (documented in the README): click itself exits 2 for a usage error.
+# Exit statuses (documented in docs/security.md): click itself exits 2 for a usage error.
 EXIT_ERROR = 1  # an error: one `Error: ...` line on stderr
 EXIT_PARTIAL = 3  # the run finished, but some records or files were rejected
 EXIT_INTERNAL = 70  # a failure etl does not know (a bug): `--debug` shows the traceback
@@ -587,7 +587,7 @@ def grant_readonly_command(
     """Create or update a PostgreSQL role for BI tools that can read and not write.
 
     The role may SELECT from every table and view (also ones created later) and nothing else:
-    see the README's security section for exactly what it can and cannot do.
+    the documentation's security page (docs/security.md) says exactly what it can and cannot do.
     """
     from etl.admin import grant_read_only
     from etl.config import remember_secret

@@ -469,7 +469,7 @@ def test_read_only_role_cannot_write_create_temp_objects_or_take_the_load_lock(
             # With the reader's session open, a load still takes its lock and runs.
             run = etl("run", "-q", "--workers", "1", "--db", postgres_url, str(SEEDS), cwd=tmp_path)
             assert run.returncode == 0, run.stderr
-            # The role was given CONNECT on this database only (PUBLIC's default stays: README).
+            # The role was given CONNECT on this database only (PUBLIC's default stays: docs/security.md).
             acl = fetch(postgres_url, "SELECT datname, datacl::text FROM pg_database")
             assert [name for name, grants in acl if role in str(grants)] == [
                 make_url(postgres_url).database

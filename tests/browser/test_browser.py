@@ -2,7 +2,7 @@
 
 Debian's `chromium` and `chromium-driver` are used as installed (nothing is downloaded).
 Without them the tests skip with the reason, except under CI=true, where they fail.
-With ETL_SCREENSHOTS=FOLDER set, they also save the screenshots the README shows.
+With ETL_SCREENSHOTS=FOLDER set, they also save the screenshots the README and docs/ show.
 """
 
 from __future__ import annotations
@@ -134,7 +134,7 @@ def console_errors(driver: Any) -> list[dict[str, Any]]:
 
 
 def screenshot(driver: Any, name: str, height: int | None = None) -> None:
-    """Save a PNG into $ETL_SCREENSHOTS when set (the README's pictures)."""
+    """Save a PNG into $ETL_SCREENSHOTS when set (the pictures of the README and docs/)."""
     folder = os.environ.get("ETL_SCREENSHOTS")
     if not folder:
         return
