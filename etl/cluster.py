@@ -41,9 +41,9 @@ INSTALL_HINT = f"pip install '{PACKAGE}[dask]'"
 CONNECT_SECONDS = 30  # how long the driver tries to reach a scheduler
 
 
-def refuse_sqlite(url: str) -> None:
-    """`--dask` writes from many machines into one server: SQLite (one writer, a file on one
-    machine) cannot be that database. Also fails early when Dask is not installed."""
+def check_run(url: str, address: str) -> None:
+    """Fail before anything is recorded when a `--dask` run cannot work: on SQLite (one
+    writer, a file on one machine), without Dask installed, or with a malformed `local:N`."""
     if make_url(url).get_backend_name() != "postgresql":
         raise EtlError(
             "--dask needs a PostgreSQL database (--db postgresql+psycopg://USER@HOST/DB): "
@@ -53,6 +53,21 @@ def refuse_sqlite(url: str) -> None:
         import distributed  # noqa: F401
     except ImportError as exc:
         raise EtlError(f"--dask needs Dask's distributed scheduler: {INSTALL_HINT}") from exc
+    if _is_local(address):
+        _local_workers(address)
+
+
+def _is_local(address: str) -> bool:
+    """`local` or `local:N`: a cluster started by the run itself."""
+    return address == "local" or address.startswith("local:")
+
+
+def _local_workers(address: str) -> int | None:
+    """How many worker processes `local:N` asks for (None: one a core)."""
+    count = address.removeprefix("local").removeprefix(":")
+    if count and not (count.isdigit() and int(count) >= 1):
+        raise EtlError(f"--dask local:N needs a positive number of workers, got {address!r}")
+    return int(count) if count else None
 
 
 @dataclass(frozen=True)
@@ -150,13 +165,10 @@ def connect(address: str) -> Iterator[Client]:
     (one worker process a core) or `local:N` (N worker processes)."""
     from distributed import Client, LocalCluster
 
-    if address == "local" or address.startswith("local:"):
-        count = address.removeprefix("local").removeprefix(":")
-        if count and not (count.isdigit() and int(count) >= 1):
-            raise EtlError(f"--dask local:N needs a positive number of workers, got {address!r}")
+    if _is_local(address):
         with (
             LocalCluster(
-                n_workers=int(count) if count else None,
+                n_workers=_local_workers(address),
                 threads_per_worker=1,  # the transform holds the GIL: a process a worker
                 processes=True,
                 dashboard_address=None,
@@ -175,7 +187,13 @@ def connect(address: str) -> Iterator[Client]:
 
 
 def _check_workers(client: Client) -> None:
-    """Every worker has this version of etl installed (a task needs its code)."""
+    """The scheduler has workers, and every one has this version of etl installed (a task
+    needs its code)."""
+    try:
+        client.wait_for_workers(1, timeout=CONNECT_SECONDS)
+    except TimeoutError as exc:
+        address = client.scheduler.address if client.scheduler else "the scheduler"
+        raise EtlError(f"no Dask worker joined {address} within {CONNECT_SECONDS} s") from exc
     ours = importlib.metadata.version(PACKAGE)
     found = client.run(importlib.metadata.version, PACKAGE, on_error="return")
     for worker, version in sorted(found.items()):

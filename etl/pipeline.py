@@ -82,9 +82,9 @@ def run(options: RunOptions, progress: ProgressCallback | None = None) -> RunRep
         raise EtlError(f"unknown --source-format {options.source_format!r}; one of: {names}")
     url = resolve_database_url(options.database_url)
     if options.dask is not None:
-        from etl.cluster import refuse_sqlite
+        from etl.cluster import check_run
 
-        refuse_sqlite(url)
+        check_run(url, options.dask)
     taxonomy = load_taxonomy(options.taxonomy, options.tagger)
     venues = extract.load_venues(options.venues)
     extract.use_venues(venues)
