@@ -227,6 +227,12 @@ def main(debug: bool) -> None:
     "csv, arxiv, openalex, openreview, semantic-scholar, crossref, dblp, bibtex, pwc-papers, "
     "pwc-links (default: from each file's content).",
 )
+@click.option(
+    "--dask",
+    metavar="ADDRESS",
+    help="Load the sources on a Dask cluster: its scheduler's address (tcp://HOST:8786), or "
+    "local / local:N for N worker processes here. PostgreSQL only; needs the dask extra.",
+)
 @click.option("--quiet", "-q", is_flag=True, help="No progress display.")
 @handle_errors
 def run_command(
@@ -246,6 +252,7 @@ def run_command(
     max_record_size: int,
     max_field_size: int,
     source_format: str | None,
+    dask: str | None,
     quiet: bool,
 ) -> None:
     """Load paper lists into the database.
@@ -278,6 +285,7 @@ def run_command(
         shard=shard,
         limits=Limits(max_depth, max_record_size, max_field_size),
         source_format=source_format,
+        dask=dask,
     )
     show = not quiet and err.is_terminal
     with Progress(

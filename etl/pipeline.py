@@ -62,6 +62,7 @@ class RunOptions:
     limits: extract.limits.Limits = extract.limits.DEFAULT  # what one record may cost
     source_format: str | None = None  # the shape of every file (etl.extract.FORMATS), not guessed
     prune: bool = False  # forget the sources under the given paths whose files are gone
+    dask: str | None = None  # a Dask scheduler's address (or local, local:N) to load sources on
 
 
 def default_paths() -> tuple[str, ...]:
@@ -80,6 +81,10 @@ def run(options: RunOptions, progress: ProgressCallback | None = None) -> RunRep
         names = ", ".join(extract.FORMATS)
         raise EtlError(f"unknown --source-format {options.source_format!r}; one of: {names}")
     url = resolve_database_url(options.database_url)
+    if options.dask is not None:
+        from etl.cluster import check_run
+
+        check_run(url, options.dask)
     taxonomy = load_taxonomy(options.taxonomy, options.tagger)
     venues = extract.load_venues(options.venues)
     extract.use_venues(venues)
@@ -88,7 +93,7 @@ def run(options: RunOptions, progress: ProgressCallback | None = None) -> RunRep
     engine = load.create_db_engine(url)
     try:
         with load.run_lock(engine, wait=options.wait, exclusive=options.full_refresh) as lock:
-            current = _Run(options, engine, taxonomy, venues, lock, progress)
+            current = _run_class(options)(options, engine, taxonomy, venues, lock, progress)
             current.roots = source_roots(options.paths or default_paths())
             current.sources.extend(
                 SourceReport(str(p), "unknown", "ignored", message="unsupported file type")
@@ -130,6 +135,15 @@ def run(options: RunOptions, progress: ProgressCallback | None = None) -> RunRep
     finally:
         engine.dispose()
     return report
+
+
+def _run_class(options: RunOptions) -> type[_Run]:
+    """The local run, or one whose sources are loaded by a Dask cluster's workers."""
+    if options.dask is None:
+        return _Run
+    from etl.cluster import DaskRun
+
+    return DaskRun
 
 
 def source_roots(paths: Sequence[str]) -> list[Path]:
@@ -196,13 +210,7 @@ class _Run:
 
     def load_all(self, files: Sequence[Path]) -> None:
         """Load each source in its own transaction, then tidy shared rows."""
-        with self.engine.begin() as connection:
-            load.hold_database(connection)
-            if self.options.full_refresh:
-                load.clear_data(connection)
-            load.sync_topics(connection, self.taxonomy.topics)
-            load.sync_tasks(connection, self.taxonomy.tasks)
-            self.start_memory(connection)
+        self.prepare()
         with ExitStack() as stack:
             self.pool = TransformPool(
                 stack, self.options.workers, self.taxonomy, self.venues, self.options.limits
@@ -213,6 +221,17 @@ class _Run:
         if self.options.prune:
             self.prune()
         self.tidy()
+
+    def prepare(self) -> None:
+        """What comes before the first source: a full refresh's deletion, the topic and task
+        sync, and the run's memory of its writes."""
+        with self.engine.begin() as connection:
+            load.hold_database(connection)
+            if self.options.full_refresh:
+                load.clear_data(connection)
+            load.sync_topics(connection, self.taxonomy.topics)
+            load.sync_tasks(connection, self.taxonomy.tasks)
+            self.start_memory(connection)
 
     def prune(self) -> None:
         """Forget the sources under the given folders whose files are gone: their sightings,

@@ -1,0 +1,246 @@
+"""Runs past one machine: a run's sources loaded as tasks on a Dask cluster (`etl run --dask`).
+
+The driver (the `etl run` process) does what a run does once: it takes the loaders' lock,
+migrates, records the run, syncs topics and tasks, and at the end prunes, tidies and records
+the outcome. Each source is one task: a worker loads it into the one PostgreSQL database
+through the same per-source path as a local loader (`_Run.load_source`: the source's lock,
+the identity locks, one transaction, reloaded when another loader's change rolled it back),
+under the driver's run id. Workers coordinate through the database's locks exactly as
+loaders started by hand do, so a Dask run, local runs and other Dask runs mix.
+
+A worker that dies mid-source leaves nothing behind: its connection closes, the server rolls
+its transaction back and releases its locks, and the scheduler runs the task again on
+another worker (up to its `allowed-failures`; then the source is reported failed).
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.metadata
+from collections.abc import Iterator, Sequence
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from sqlalchemy.engine import make_url
+
+from etl import extract, load
+from etl.errors import EtlError
+from etl.failures import describe, is_database_failure
+from etl.models import SourceReport
+from etl.parallel import TransformPool
+from etl.pipeline import RunOptions, _Run
+from etl.transform import Taxonomy, load_taxonomy
+
+if TYPE_CHECKING:
+    from distributed import Client
+
+PACKAGE = "paper-list-etl"
+INSTALL_HINT = f"pip install '{PACKAGE}[dask]'"
+CONNECT_SECONDS = 30  # how long the driver tries to reach a scheduler
+
+
+def check_run(url: str, address: str) -> None:
+    """Fail before anything is recorded when a `--dask` run cannot work: on SQLite (one
+    writer, a file on one machine), without Dask installed, or with a malformed `local:N`."""
+    if make_url(url).get_backend_name() != "postgresql":
+        raise EtlError(
+            "--dask needs a PostgreSQL database (--db postgresql+psycopg://USER@HOST/DB): "
+            "SQLite has one writer, a file on one machine, which workers elsewhere cannot share"
+        )
+    try:
+        import distributed  # noqa: F401
+    except ImportError as exc:
+        raise EtlError(f"--dask needs Dask's distributed scheduler: {INSTALL_HINT}") from exc
+    if _is_local(address):
+        _local_workers(address)
+
+
+def _is_local(address: str) -> bool:
+    """`local` or `local:N`: a cluster started by the run itself."""
+    return address == "local" or address.startswith("local:")
+
+
+def _local_workers(address: str) -> int | None:
+    """How many worker processes `local:N` asks for (None: one a core)."""
+    count = address.removeprefix("local").removeprefix(":")
+    if count and not (count.isdigit() and int(count) >= 1):
+        raise EtlError(f"--dask local:N needs a positive number of workers, got {address!r}")
+    return int(count) if count else None
+
+
+@dataclass(frozen=True)
+class SourceJob:
+    """What every task needs to load a source as part of the driver's run."""
+
+    options: RunOptions
+    url: str  # the database, as the driver was given it (workers connect with it)
+    run_id: int
+    fingerprint: str  # the driver's; a worker whose etl computes another one refuses to load
+    roots: tuple[Path, ...]
+
+
+@dataclass
+class SourceOutcome:
+    """What a task did: the source's report (None: another loader held it), what it wrote,
+    and the time its stages took on the worker."""
+
+    report: SourceReport | None
+    counts: load.LoadCounts = field(default_factory=load.LoadCounts)
+    stages: dict[str, float] = field(default_factory=dict)
+
+
+class DaskRun(_Run):
+    """A run whose sources are loaded by the workers of a Dask cluster."""
+
+    def load_all(self, files: Sequence[Path]) -> None:
+        """Send each source to the cluster, then (here) prune and tidy shared rows."""
+        self.prepare()
+        assert self.options.dask is not None
+        job = SourceJob(
+            options=self.options,
+            url=self.engine.url.render_as_string(hide_password=False),
+            run_id=self.run_id,
+            fingerprint=self.fingerprint,
+            roots=tuple(self.roots),
+        )
+        with connect(self.options.dask) as client:
+            held = self._load_on(client, job, files, wait=False)
+            # Another loader held them (a local run, or a worker that died and whose
+            # connection the server has not closed yet): wait for it now, as a local run does.
+            self._load_on(client, job, held, wait=True)
+        if self.options.prune:
+            self.prune()
+        self.tidy()
+
+    def _load_on(
+        self, client: Client, job: SourceJob, paths: Sequence[Path], *, wait: bool
+    ) -> list[Path]:
+        """Load the sources as tasks, counting each as it finishes; the ones another loader
+        held (without `wait`)."""
+        from distributed import as_completed
+
+        futures = {
+            client.submit(load_source_task, job, str(path), wait, pure=False): path
+            for path in paths
+        }
+        held: list[Path] = []
+        try:
+            for future in as_completed(futures):
+                path = futures[future]
+                outcome = _outcome(future, path)
+                if outcome.report is None:
+                    held.append(path)
+                    continue
+                self.counts.add(outcome.counts)
+                for stage, seconds in outcome.stages.items():
+                    self.stages[stage] = self.stages.get(stage, 0.0) + seconds
+                if self.progress:
+                    self.progress("records", outcome.report.records + outcome.report.rejects)
+                self._add(outcome.report)
+        except BaseException:
+            # A task already running finishes its source (a thread cannot be stopped); the
+            # others never start.
+            client.cancel(list(futures))
+            raise
+        return held
+
+
+def _outcome(future: Any, path: Path) -> SourceOutcome:
+    """A task's outcome; a source whose workers kept dying is reported failed."""
+    from distributed import KilledWorker
+
+    try:
+        outcome: SourceOutcome = future.result()
+    except KilledWorker:
+        message = f"{path}: the Dask workers loading it died (the scheduler's allowed-failures)"
+        return SourceOutcome(SourceReport(str(path), "unknown", "failed", message=message))
+    return outcome
+
+
+@contextmanager
+def connect(address: str) -> Iterator[Client]:
+    """A client of the scheduler at `address`, or of a cluster started here for `local`
+    (one worker process a core) or `local:N` (N worker processes)."""
+    from distributed import Client, LocalCluster
+
+    if _is_local(address):
+        with (
+            LocalCluster(
+                n_workers=_local_workers(address),
+                threads_per_worker=1,  # the transform holds the GIL: a process a worker
+                processes=True,
+                dashboard_address=None,
+            ) as cluster,
+            Client(cluster) as client,
+        ):
+            yield client
+        return
+    try:
+        client = Client(address, timeout=CONNECT_SECONDS)
+    except (OSError, ValueError) as exc:  # unreachable (a timeout is an OSError), or no address
+        raise EtlError(f"cannot reach the Dask scheduler at {address!r}: {exc}") from exc
+    with client:
+        _check_workers(client)
+        yield client
+
+
+def _check_workers(client: Client) -> None:
+    """The scheduler has workers, and every one has this version of etl installed (a task
+    needs its code)."""
+    try:
+        client.wait_for_workers(1, timeout=CONNECT_SECONDS)
+    except TimeoutError as exc:
+        address = client.scheduler.address if client.scheduler else "the scheduler"
+        raise EtlError(f"no Dask worker joined {address} within {CONNECT_SECONDS} s") from exc
+    ours = importlib.metadata.version(PACKAGE)
+    found = client.run(importlib.metadata.version, PACKAGE, on_error="return")
+    for worker, version in sorted(found.items()):
+        if isinstance(version, BaseException):
+            raise EtlError(f"the Dask worker {worker} does not have etl installed: {INSTALL_HINT}")
+        if version != ours:
+            raise EtlError(f"the Dask worker {worker} has etl {version}, this machine {ours}")
+
+
+def load_source_task(job: SourceJob, path: str, wait: bool) -> SourceOutcome:
+    """On a worker: load one source as part of the driver's run, holding the loaders' lock
+    shared meanwhile (so that the end-of-run deletion of orphans, ours or another run's, waits
+    for it, as it waits for any loader)."""
+    options = job.options
+    try:
+        taxonomy, venues = _transform_inputs(options.taxonomy, options.tagger, options.venues)
+        extract.use_venues(venues)
+        extract.limits.use(options.limits)
+        engine = load.create_db_engine(job.url)
+        try:
+            with load.run_lock(engine, wait=True, exclusive=False) as lock, ExitStack() as stack:
+                loader = _Run(options, engine, taxonomy, venues, lock, None)
+                if loader.fingerprint != job.fingerprint:
+                    raise EtlError(
+                        "a Dask worker computes another fingerprint than the run (another "
+                        "version of etl, or other taxonomy or venues files): install the same "
+                        "etl everywhere and give every machine the same files"
+                    )
+                loader.run_id = job.run_id
+                loader.roots = list(job.roots)
+                # The cluster's workers are the processes: the transform runs inline.
+                loader.pool = TransformPool(stack, 1, taxonomy, venues, options.limits)
+                report = loader.load_source(Path(path), wait=wait)
+                return SourceOutcome(report, loader.counts, loader.stages)
+        finally:
+            engine.dispose()
+    except EtlError as exc:  # sent back as plain EtlError: subclasses may not unpickle
+        raise EtlError(str(exc)) from None
+    except Exception as exc:
+        if is_database_failure(exc):
+            raise EtlError(str(describe(exc, job.url))) from None
+        raise
+
+
+@functools.lru_cache(maxsize=4)
+def _transform_inputs(
+    taxonomy: str | None, tagger: str, venues: str | None
+) -> tuple[Taxonomy, extract.VenueTable]:
+    """The taxonomy and venues a worker transforms with, read once per worker process."""
+    return load_taxonomy(taxonomy, tagger), extract.load_venues(venues)
