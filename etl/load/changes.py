@@ -49,6 +49,7 @@ EVENT_COLUMNS = (
     "new_value",
     "created_at",
 )
+NO_DETAIL = (None, None, None)  # an event without field, old or new value
 Event = tuple[int | None, str | None, str | None, str, str | None, Any, Any]  # pk .. new value
 
 
@@ -172,8 +173,7 @@ class ChangeLog:
             self.connection,
             self.run_id,
             [
-                (pks[p.id], p.id, label_of(p.id, p.title, p.abstract), "paper_added")
-                + (None, None, None)
+                (pks[p.id], p.id, label_of(p.id, p.title, p.abstract), "paper_added", *NO_DETAIL)
                 for p in papers
             ],
         )

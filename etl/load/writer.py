@@ -21,7 +21,6 @@ from sqlalchemy import (
 )
 
 from etl.load import locks, sightings
-from etl.load.changes import ChangeLog
 from etl.load import schema as s
 from etl.load.bulk import (
     chunks,
@@ -32,6 +31,7 @@ from etl.load.bulk import (
     select_rows,
     upsert_rows,
 )
+from etl.load.changes import ChangeLog
 from etl.load.foreign_keys import ForeignKeysCheckedAtEnd
 from etl.load.identity import IdentityResolver
 from etl.load.known import StoredPaper, StoredRows
