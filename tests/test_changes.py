@@ -5,6 +5,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from click.testing import CliRunner
+
+from etl.cli import main
 from tests.conftest import fetch, load
 
 VENUE = {"venue": "ICML", "year": 2024}
@@ -87,6 +90,43 @@ def test_a_second_load_records_exactly_what_changed_and_a_third_nothing(
         key=repr,
     )
 
+    released = fetch(
+        db_url,
+        "SELECT paper_id, code_url, first_loaded_run, code_released_run, first_loaded_at, "
+        "code_released_at FROM code_released",
+    )
+    assert [row[1:4] for row in released] == [
+        ("https://github.com/example/widget4", run1.run_id, run2.run_id)
+    ]
+    assert str(released[0][4]) < str(released[0][5])
+
+    shown = CliRunner().invoke(main, ["changes", "--db", db_url, "--format", "json"])
+    assert shown.exit_code == 0, shown.output
+    listed_events = json.loads(shown.output)
+    assert [e["run_id"] for e in listed_events] == [run2.run_id] * 5 + [run1.run_id]
+    assert [e["event_id"] for e in listed_events] == sorted(
+        (e["event_id"] for e in listed_events), reverse=True
+    )
+    code = CliRunner().invoke(
+        main,
+        [
+            "changes",
+            "--db",
+            db_url,
+            "--since",
+            str(run1.run_id),
+            "--kind",
+            "link_added",
+            "--venue",
+            "icml",
+            "--format",
+            "csv",
+        ],
+    )
+    assert code.exit_code == 0, code.output
+    assert code.output.splitlines()[1:] and len(code.output.splitlines()) == 2
+    assert "widget4" in code.output
+
     (tmp_path / "list.jsonl").write_text(listed.read_text() + "\n", encoding="utf-8")
     run3 = load(db_url, listed)  # the same records (the file's bytes differ: it is reread)
     assert run3.sources_loaded == 1
@@ -125,3 +165,53 @@ def test_a_paper_seen_in_a_second_list_and_then_not_is_a_sighting_added_and_remo
         ],
         key=repr,
     )
+
+
+def test_method_lineage_and_adoption_follow_a_method_into_the_next_year(
+    db_url: str, tmp_path: Path
+) -> None:
+    older = write_list(
+        tmp_path / "conf_2023.jsonl",
+        [
+            {
+                "title": "Gated widgets",
+                "abstract": "We propose Gated Widget Networks (GWN), a novel architecture "
+                "for sparse attention.",
+                "venue": "ICML",
+                "year": 2023,
+            }
+        ],
+    )
+    newer = write_list(
+        tmp_path / "conf_2024.jsonl",
+        [
+            {
+                "title": "Widgets on graphs",
+                "abstract": "We build on GWN and extend it to graphs, outperforming GWN on "
+                "three benchmarks. Code: https://github.com/example/graphwidgets",
+                "venue": "ICML",
+                "year": 2024,
+            },
+            {
+                "title": "Long widgets",
+                "abstract": "Our method improves Gated Widget Networks for long inputs.",
+                "venue": "ICML",
+                "year": 2024,
+            },
+        ],
+    )
+    load(db_url, older, newer)
+    lineage = fetch(
+        db_url,
+        "SELECT introduced_by, introduced_at, introduced_year, mentioned_by, later_papers, "
+        "first_mention_year, latest_mention_year, later_papers_with_code "
+        "FROM method_lineage WHERE method = 'GWN'",
+    )
+    # the second paper writes the expansion, the first the acronym: one method
+    assert lineage == [("Gated widgets", "ICML 2023", 2023, 2, 2, 2024, 2024, 1)]
+    adoption = fetch(
+        db_url,
+        "SELECT year, papers, papers_with_code, introduced_year FROM method_adoption "
+        "WHERE method = 'GWN'",
+    )
+    assert adoption == [(2024, 2, 1, 2023)]

@@ -43,6 +43,8 @@ EVENT_COLUMNS = (
     "paper_pk",
     "paper_id",
     "label",
+    "venue",
+    "year",
     "kind",
     "field",
     "old_value",
@@ -50,7 +52,8 @@ EVENT_COLUMNS = (
     "created_at",
 )
 NO_DETAIL = (None, None, None)  # an event without field, old or new value
-Event = tuple[int | None, str | None, str | None, str, str | None, Any, Any]  # pk .. new value
+# papers.pk, papers.id, label, venue, year, kind, field, old value, new value
+Event = tuple[int | None, str | None, str | None, str | None, int | None, str, str | None, Any, Any]
 
 
 def bounded(value: object) -> str | None:
@@ -89,8 +92,8 @@ def write_events(connection: Connection, run_id: int, events: Iterable[Event]) -
     """Insert events (values bounded); how many."""
     at = now()
     rows = [
-        (run_id, pk, pid, label, kind, name, bounded(old), bounded(new), at)
-        for pk, pid, label, kind, name, old, new in events
+        (run_id, pk, pid, label, venue, year, kind, name, bounded(old), bounded(new), at)
+        for pk, pid, label, venue, year, kind, name, old, new in events
     ]
     insert_rows(connection, s.change_events, EVENT_COLUMNS, rows)
     return len(rows)
@@ -104,7 +107,7 @@ def record_run_start(connection: Connection, run_id: int, full_refresh: bool) ->
         kind = "first_load"
     else:
         return
-    write_events(connection, run_id, [(None, None, None, kind, None, None, None)])
+    write_events(connection, run_id, [(None, None, None, None, None, kind, *NO_DETAIL)])
 
 
 def is_quiet(connection: Connection, run_id: int) -> bool:
@@ -119,12 +122,9 @@ def record_removals(connection: Connection, run_id: int, where: Any) -> None:
     if is_quiet(connection, run_id):
         return
     p = s.papers.c
-    rows = connection.execute(select(p.pk, p.id, _label_column()).where(where)).all()
-    write_events(
-        connection,
-        run_id,
-        [(pk, pid, label, "paper_removed", None, None, None) for pk, pid, label in rows],
-    )
+    query = select(p.pk, p.id, _label_column(), p.venue, p.year).where(where)
+    rows = connection.execute(query).all()
+    write_events(connection, run_id, [(*row, "paper_removed", *NO_DETAIL) for row in rows])
 
 
 @dataclass
@@ -133,8 +133,15 @@ class PaperState:
 
     paper_id: str
     label: str
+    venue: str | None
+    year: int | None
     values: dict[str, Any]  # field -> value
     links: set[tuple[str, str]] = field(default_factory=set)  # (kind, url)
+
+    def event(
+        self, pk: int, kind: str, name: str | None = None, old: Any = None, new: Any = None
+    ) -> Event:
+        return (pk, self.paper_id, self.label, self.venue, self.year, kind, name, old, new)
 
 
 Snapshot = dict[int, PaperState]  # by papers.pk
@@ -172,10 +179,7 @@ class ChangeLog:
         write_events(
             self.connection,
             self.run_id,
-            [
-                (pks[p.id], p.id, label_of(p.id, p.title, p.abstract), "paper_added", *NO_DETAIL)
-                for p in papers
-            ],
+            [_added(pks[p.id], p) for p in papers],
         )
 
     def before_update(self, pks: Sequence[int]) -> Snapshot:
@@ -194,9 +198,9 @@ class ChangeLog:
             new = after[pk]
             events.extend(_field_events(pk, old, new))
             for kind, url in sorted(new.links - old.links):
-                events.append((pk, new.paper_id, new.label, "link_added", kind, None, url))
+                events.append(new.event(pk, "link_added", kind, None, url))
             for kind, url in sorted(old.links - new.links):
-                events.append((pk, new.paper_id, new.label, "link_removed", kind, url, None))
+                events.append(new.event(pk, "link_removed", kind, url, None))
         write_events(self.connection, self.run_id, events)
 
     def before_finish(self) -> SourceWatch | None:
@@ -227,15 +231,13 @@ class ChangeLog:
         for pk, old in watch.papers.items():
             new = after.get(pk)
             if new is None:
-                events.append((pk, old.paper_id, old.label, "paper_removed", None, None, None))
+                events.append(old.event(pk, "paper_removed"))
                 continue
             events.extend(_field_events(pk, old, new))
             if pk in watch.current and pk not in self.sighted_before:
-                events.append((pk, new.paper_id, new.label, "sighting_added", "source", None, path))
+                events.append(new.event(pk, "sighting_added", "source", None, path))
             elif pk not in watch.current and pk in self.sighted_before:
-                events.append(
-                    (pk, new.paper_id, new.label, "sighting_removed", "source", path, None)
-                )
+                events.append(new.event(pk, "sighting_removed", "source", path, None))
         write_events(self.connection, self.run_id, events)
 
     def _sighting_state(self, pks: Sequence[int]) -> Snapshot:
@@ -246,7 +248,8 @@ class ChangeLog:
                 p.pk.in_(part)
             )
             for pk, pid, label, venue, year, status in self.connection.execute(query):
-                state[pk] = PaperState(pid, label, {"venue": venue, "year": year, "status": status})
+                values = {"venue": venue, "year": year, "status": status}
+                state[pk] = PaperState(pid, label, venue, year, values)
         return state
 
     def _text_state(self, pks: Sequence[int]) -> Snapshot:
@@ -254,10 +257,10 @@ class ChangeLog:
         pl, li = s.paper_links.c, s.links.c
         state: Snapshot = {}
         for part in chunks(pks):
-            query = select(p.pk, p.id, p.title, p.abstract).where(p.pk.in_(part))
-            for pk, pid, title, abstract in self.connection.execute(query):
+            query = select(p.pk, p.id, p.title, p.abstract, p.venue, p.year).where(p.pk.in_(part))
+            for pk, pid, title, abstract, venue, year in self.connection.execute(query):
                 values = {"title": title, "abstract": abstract, "authors": []}
-                state[pk] = PaperState(pid, label_of(pid, title, abstract), values)
+                state[pk] = PaperState(pid, label_of(pid, title, abstract), venue, year, values)
             authors = (
                 select(pa.paper_pk, a.name)
                 .join_from(s.paper_authors, s.authors, a.id == pa.author_id)
@@ -278,10 +281,15 @@ class ChangeLog:
         return state
 
 
+def _added(pk: int, p: PaperRows) -> Event:
+    label = label_of(p.id, p.title, p.abstract)
+    return (pk, p.id, label, p.venue, p.year, "paper_added", *NO_DETAIL)
+
+
 def _field_events(pk: int, old: PaperState, new: PaperState) -> list[Event]:
     """A `paper_changed` event per field whose value differs."""
     return [
-        (pk, new.paper_id, new.label, "paper_changed", name, old.values[name], value)
+        new.event(pk, "paper_changed", name, old.values[name], value)
         for name, value in new.values.items()
         if old.values[name] != value
     ]

@@ -338,6 +338,8 @@ change_events = Table(
     Column("paper_pk", SurrogateKey, comment="the paper's row number when the event was made"),
     Column("paper_id", Text, index=True, comment="the paper's stable id (papers.id)"),
     Column("label", Text, comment="the paper's title (else its abstract's opening) at the time"),
+    Column("venue", Text, comment="the paper's venue at the time"),
+    Column("year", Integer, comment="the paper's year at the time"),
     Column(
         "kind",
         Text,
@@ -349,7 +351,7 @@ change_events = Table(
         "field",
         Text,
         comment="what changed: title, abstract, authors, venue, year, status; the link's kind "
-        "(code, project); the sighting's source path",
+        "(code, project); source (a sighting's)",
     ),
     Column("old_value", Text, comment="the value before (at most 1,000 characters, then '…')"),
     Column("new_value", Text, comment="the value after (at most 1,000 characters, then '…')"),

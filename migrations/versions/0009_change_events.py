@@ -40,6 +40,8 @@ def upgrade() -> None:
             nullable=True,
             comment="the paper's title (else its abstract's opening) at the time",
         ),
+        sa.Column("venue", sa.Text(), nullable=True, comment="the paper's venue at the time"),
+        sa.Column("year", sa.Integer(), nullable=True, comment="the paper's year at the time"),
         sa.Column(
             "kind",
             sa.Text(),
@@ -52,7 +54,7 @@ def upgrade() -> None:
             sa.Text(),
             nullable=True,
             comment="what changed: title, abstract, authors, venue, year, status; the link's "
-            "kind (code, project); the sighting's source path",
+            "kind (code, project); source (a sighting's)",
         ),
         sa.Column(
             "old_value",
