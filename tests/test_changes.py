@@ -194,7 +194,7 @@ def test_method_lineage_and_adoption_follow_a_method_into_the_next_year(
             },
             {
                 "title": "Long widgets",
-                "abstract": "Our method improves Gated Widget Networks for long inputs.",
+                "abstract": "We compare with Gated Widget Networks (GWN) on long inputs.",
                 "venue": "ICML",
                 "year": 2024,
             },
@@ -207,7 +207,7 @@ def test_method_lineage_and_adoption_follow_a_method_into_the_next_year(
         "first_mention_year, latest_mention_year, later_papers_with_code "
         "FROM method_lineage WHERE method = 'GWN'",
     )
-    # the second paper writes the expansion, the first the acronym: one method
+    # the second paper names the method, the third only defines its acronym (the glossary)
     assert lineage == [("Gated widgets", "ICML 2023", 2023, 2, 2, 2024, 2024, 1)]
     adoption = fetch(
         db_url,
