@@ -534,6 +534,111 @@ def stats_command(database: str | None, fmt: str) -> None:
         render(rows, fmt, console, title=name)
 
 
+CHANGE_KINDS = (
+    "paper_added",
+    "paper_removed",
+    "paper_changed",
+    "sighting_added",
+    "sighting_removed",
+    "link_added",
+    "link_removed",
+    "first_load",
+    "full_refresh",
+)
+
+
+def _parse_since(_ctx: click.Context, _param: click.Parameter, value: str | None) -> Any:
+    """A run number (the runs after it), or a date or time (ISO 8601, UTC: from then on)."""
+    if value is None:
+        return None
+    if value.strip().isdigit():
+        return int(value)
+    from datetime import datetime
+
+    try:
+        parsed = datetime.fromisoformat(value.strip())
+    except ValueError:
+        raise click.BadParameter(
+            f"{visible(value[:100])!r} is neither a run number nor a date (2026-12-01, "
+            "2026-12-01T08:00)"
+        ) from None
+    if parsed.tzinfo is not None:
+        from datetime import UTC
+
+        parsed = parsed.astimezone(UTC).replace(tzinfo=None)
+    return parsed
+
+
+@main.command("changes")
+@click.option("--run", "run_id", type=click.IntRange(min=1), help="Only this run's changes.")
+@click.option(
+    "--since",
+    metavar="DATE|RUN",
+    callback=_parse_since,
+    help="Changes after run RUN, or from DATE on (ISO 8601, UTC: 2026-12-01, 2026-12-01T08:00).",
+)
+@click.option(
+    "--kind",
+    "kinds",
+    multiple=True,
+    type=click.Choice(CHANGE_KINDS),
+    help="Only changes of this kind (repeat for several).",
+)
+@click.option("--venue", help="Only changes to papers of this venue (any case).")
+@click.option(
+    "--limit",
+    "-n",
+    type=click.IntRange(min=1, max=100_000),
+    default=1000,
+    show_default=True,
+    help="Rows to show, newest first.",
+)
+@db_option
+@format_option
+@handle_errors
+def changes_command(
+    run_id: int | None,
+    since: int | Any | None,
+    kinds: tuple[str, ...],
+    venue: str | None,
+    limit: int,
+    database: str | None,
+    fmt: str,
+) -> None:
+    """What loads changed, newest first: papers added, removed and changed (title, abstract,
+    authors, venue, year, status), sightings and code or project links added or removed.
+
+    Example: etl changes --since 2026-12-01 --kind link_added --venue ICML
+    """
+    from etl import read
+
+    wanted = read.ChangeFilter(
+        run=run_id,
+        since_run=since if isinstance(since, int) else None,
+        since=None if since is None or isinstance(since, int) else since,
+        kinds=kinds,
+        venue=venue,
+        limit=limit,
+    )
+    engine = read.open_reader(resolve_database_url(database))
+    try:
+        rows = read.changes(engine, wanted)
+    finally:
+        engine.dispose()
+    if not rows.rows and fmt == "table":
+        err.print("No changes match.")
+        return
+    if fmt == "table":  # what fits a terminal; json and csv carry every column
+        rows = read.Rows(
+            ("run", "at", "kind", "field", "old", "new", "paper"),
+            tuple(
+                (run, str(at)[:19], kind, field, old, new, label)
+                for _, run, at, kind, field, old, new, _id, label, *_ in rows.rows
+            ),
+        )
+    render(rows, fmt, make_console())
+
+
 @main.command("eval")
 # Not `exists=True`: a missing gold file is the library's GoldFileError (`Error:`, exit 1).
 @click.argument("gold_file", type=click.Path(dir_okay=False))

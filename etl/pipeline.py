@@ -229,6 +229,7 @@ class _Run:
             load.hold_database(connection)
             if self.options.full_refresh:
                 load.clear_data(connection)
+            load.record_run_start(connection, self.run_id, self.options.full_refresh)
             load.sync_topics(connection, self.taxonomy.topics)
             load.sync_tasks(connection, self.taxonomy.tasks)
             self.start_memory(connection)
@@ -292,7 +293,7 @@ class _Run:
                 load.exclude_loaders(connection, self.lock)
             with signals_held():
                 if unseen:
-                    counts.removed += load.remove_all_unseen(connection)
+                    counts.removed += load.remove_all_unseen(connection, self.run_id)
                 if orphans or unseen:
                     load.delete_orphans(connection)
                 if optimize:

@@ -6,11 +6,12 @@ import re
 import sqlite3
 import time
 from dataclasses import dataclass
+from datetime import datetime
 from functools import cache
 from itertools import islice
 from typing import Any
 
-from sqlalchemy import Connection, Engine, text
+from sqlalchemy import Connection, DateTime, Engine, bindparam, text
 from sqlalchemy.exc import DBAPIError, SQLAlchemyError
 
 from etl import query_language
@@ -390,3 +391,70 @@ def views(engine: Engine) -> Rows:
         ("view", "description"),
         tuple((name, packaged.get(name) or comment or "") for name, comment in found),
     )
+
+
+CHANGE_COLUMNS = (
+    "event_id",
+    "run_id",
+    "changed_at",
+    "kind",
+    "field",
+    "old_value",
+    "new_value",
+    "paper_id",
+    "label",
+    "venue",
+    "year",
+)
+
+
+@dataclass(frozen=True)
+class ChangeFilter:
+    """Which change events `etl changes` shows."""
+
+    run: int | None = None  # this run's only
+    since_run: int | None = None  # runs after this one
+    since: datetime | None = None  # written at or after this time (UTC)
+    kinds: tuple[str, ...] = ()
+    venue: str | None = None  # case-insensitive
+    limit: int = 1000
+
+
+def changes(engine: Engine, wanted: ChangeFilter) -> Rows:
+    """Change events from the `recent_changes` view, newest first."""
+    conditions: list[str] = []
+    params: dict[str, Any] = {}
+    if wanted.run is not None:
+        conditions.append("run_id = :run")
+        params["run"] = wanted.run
+    if wanted.since_run is not None:
+        conditions.append("run_id > :since_run")
+        params["since_run"] = wanted.since_run
+    if wanted.since is not None:
+        conditions.append("changed_at >= :since")
+        params["since"] = wanted.since
+    if wanted.kinds:
+        names = [f":kind{i}" for i in range(len(wanted.kinds))]
+        conditions.append(f"kind IN ({', '.join(names)})")
+        params.update({f"kind{i}": kind for i, kind in enumerate(wanted.kinds)})
+    if wanted.venue is not None:
+        conditions.append("lower(venue) = lower(:venue)")
+        params["venue"] = wanted.venue
+    where = f"WHERE {' AND '.join(conditions)} " if conditions else ""
+    sql = (
+        f"SELECT {', '.join(CHANGE_COLUMNS)} FROM recent_changes {where}"
+        f"ORDER BY event_id DESC LIMIT {int(wanted.limit)}"
+    )
+    with engine.connect() as connection:
+        try:
+            statement = text(sql)
+            if wanted.since is not None:
+                statement = statement.bindparams(bindparam("since", type_=DateTime))
+            result = connection.execute(statement, params)
+            return Rows(tuple(result.keys()), tuple(tuple(r) for r in result))
+        except DBAPIError as exc:
+            if _is_missing_table(exc):
+                raise DatabaseError(
+                    "the database has no change events yet: run `etl run` to upgrade it"
+                ) from exc
+            raise describe(exc, str(engine.url)) from exc

@@ -38,7 +38,47 @@ CONTRACT = {
     "topic_summary": {"topic", "parent", "papers", "papers_with_code", "share_with_code"},
     "venue_summary": {"venue", "year", "papers", "papers_with_code"},
     "task_index": {"task", "topic", "papers", "papers_with_code", "share_with_code"},
+    "recent_changes": {
+        "event_id",
+        "run_id",
+        "changed_at",
+        "kind",
+        "field",
+        "old_value",
+        "new_value",
+        "paper_id",
+        "label",
+        "venue",
+        "year",
+    },
+    "code_released": {
+        "paper_id",
+        "label",
+        "venue",
+        "year",
+        "first_loaded_at",
+        "code_released_at",
+        "code_url",
+        "first_loaded_run",
+        "code_released_run",
+    },
+    "method_lineage": {
+        "method",
+        "kind",
+        "introduced_by",
+        "introduced_at",
+        "introduced_year",
+        "mentioned_by",
+        "later_papers",
+        "first_mention_year",
+        "latest_mention_year",
+        "later_papers_with_code",
+    },
+    "method_adoption": {"method", "kind", "year", "papers", "papers_with_code", "introduced_year"},
 }
+# Views whose rows hold the time of a load (or are empty after a single one): not compared
+# across backends.
+LOAD_HISTORY = {"recent_changes", "code_released"}
 
 
 def test_contract_views_exist_with_their_columns(seeded_url: str) -> None:
@@ -130,7 +170,7 @@ def test_seed_views_hold_identical_rows_on_sqlite_and_postgres(tmp_path: Path, s
     load(sqlite_url, seeds)
     with fresh_postgres_database() as postgres_url:
         load(postgres_url, seeds)
-        for view in [*CONTRACT, "paper_labels"]:
+        for view in [*(set(CONTRACT) - LOAD_HISTORY), "paper_labels"]:
             sql = f"SELECT * FROM {view}"
             on_sqlite = sorted(tuple(map(normalise, r)) for r in fetch(sqlite_url, sql))
             on_postgres = sorted(tuple(map(normalise, r)) for r in fetch(postgres_url, sql))

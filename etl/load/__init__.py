@@ -8,6 +8,7 @@ index, full refresh); `search_index` and `foreign_keys` undo and restore what a 
 load changes in the schema.
 """
 
+from etl.load.changes import record_run_start
 from etl.load.database import (
     create_db_engine,
     first_load_journal,
@@ -50,6 +51,7 @@ __all__ = [
     "move_source",
     "moved_from",
     "optimize_search",
+    "record_run_start",
     "recreate_views",
     "remove_all_unseen",
     "run_lock",

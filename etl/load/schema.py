@@ -329,6 +329,37 @@ rejects = Table(
     comment="Records that could not be loaded, with the reason and their raw text.",
 )
 
+change_events = Table(
+    "change_events",
+    metadata,
+    _key(),
+    Column("run_id", ForeignKey("runs.id", ondelete="CASCADE"), nullable=False, index=True),
+    # No foreign key to papers: a removed paper's events stay, and read by its id and label.
+    Column("paper_pk", SurrogateKey, comment="the paper's row number when the event was made"),
+    Column("paper_id", Text, index=True, comment="the paper's stable id (papers.id)"),
+    Column("label", Text, comment="the paper's title (else its abstract's opening) at the time"),
+    Column("venue", Text, comment="the paper's venue at the time"),
+    Column("year", Integer, comment="the paper's year at the time"),
+    Column(
+        "kind",
+        Text,
+        nullable=False,
+        comment="paper_added, paper_removed, paper_changed, sighting_added, sighting_removed, "
+        "link_added, link_removed, first_load, full_refresh",
+    ),
+    Column(
+        "field",
+        Text,
+        comment="what changed: title, abstract, authors, venue, year, status; the link's kind "
+        "(code, project); source (a sighting's)",
+    ),
+    Column("old_value", Text, comment="the value before (at most 1,000 characters, then '…')"),
+    Column("new_value", Text, comment="the value after (at most 1,000 characters, then '…')"),
+    Column("created_at", DateTime, nullable=False),
+    comment="What each run changed: one row per paper added, removed or changed, sighting or "
+    "link added or removed.",
+)
+
 # Tables whose rows hang off a paper and are rewritten when the paper changes.
 PAPER_CHILDREN = (
     paper_authors,

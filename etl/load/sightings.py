@@ -10,12 +10,18 @@ from sqlalchemy import Connection, and_, case, delete, func, or_, select, update
 
 from etl.load import schema as s
 from etl.load.bulk import chunks
+from etl.load.changes import ChangeLog, record_removals
 
 
-def drop_stale(connection: Connection, source_id: int, run_id: int) -> tuple[int, int]:
+def drop_stale(
+    connection: Connection, source_id: int, run_id: int, changes: ChangeLog | None = None
+) -> tuple[int, int]:
     """Drop the sightings of a source that this run did not see again, set the venue, year
     and status of the papers it holds or held, and remove those seen nowhere else any more;
-    (removed, deferred): see `remove_unseen_papers`."""
+    (removed, deferred): see `remove_unseen_papers`. What changed is recorded in `changes`
+    (a log of its own when none is given)."""
+    changes = changes or ChangeLog(connection, run_id, source_id)
+    watch = changes.before_finish()
     stale = and_(s.paper_sources.c.source_id == source_id, s.paper_sources.c.run_id != run_id)
     left = select(s.paper_sources.c.paper_pk).where(stale)
     seen_elsewhere = select(1).where(s.paper_sources.c.paper_pk == s.papers.c.pk, ~stale)
@@ -26,7 +32,9 @@ def drop_stale(connection: Connection, source_id: int, run_id: int) -> tuple[int
     )
     derive_sighting_values(connection, source_id, run_id)
     connection.execute(delete(s.paper_sources).where(stale))
-    return remove_unseen_papers(connection, candidates)
+    removed = remove_unseen_papers(connection, candidates)
+    changes.after_finish(watch)
+    return removed
 
 
 def forget_source(connection: Connection, source_id: int, run_id: int) -> tuple[int, int]:
@@ -110,8 +118,11 @@ def remove_unseen_papers(connection: Connection, candidates: Sequence[int]) -> t
     return removed, len(candidates) - len(locked)
 
 
-def remove_all_unseen(connection: Connection) -> int:
-    """Delete every paper with no sighting left (run where no loader is mid-source)."""
+def remove_all_unseen(connection: Connection, run_id: int | None = None) -> int:
+    """Delete every paper with no sighting left (run where no loader is mid-source); with a
+    run, recorded as removed by it."""
+    if run_id is not None:
+        record_removals(connection, run_id, ~_has_sighting())
     result = connection.execute(delete(s.papers).where(~_has_sighting()))
     return result.rowcount or 0
 

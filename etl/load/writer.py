@@ -31,6 +31,7 @@ from etl.load.bulk import (
     select_rows,
     upsert_rows,
 )
+from etl.load.changes import ChangeLog
 from etl.load.foreign_keys import ForeignKeysCheckedAtEnd
 from etl.load.identity import IdentityResolver
 from etl.load.known import StoredPaper, StoredRows
@@ -174,6 +175,7 @@ class SourceLoader:
         self.shared = connection.dialect.name == "postgresql" and not self.foreign_keys.dropped
         self.lookup_connection = connection.engine.connect() if self.shared else None
         self.identity = IdentityResolver(connection, self.stored)
+        self.changes = ChangeLog(connection, run_id, self.source_id)
         if connection.dialect.name == "postgresql":
             _compress_with_lz4(connection)
 
@@ -285,11 +287,14 @@ class SourceLoader:
         if len(pks) < len(latest):  # another loader inserted some of them meanwhile
             fresh, taken = self._taken_meanwhile(latest, fresh, pks)
             changed += taken
+        self.changes.papers_added(fresh, pks)
+        before = self.changes.before_update([pks[p.id] for p in changed])
         groups = self._update_papers(changed, pks) if changed else ChildGroups()
         self.stored.wrote_papers(
             {p.id: StoredPaper(pks[p.id], p.content_hash) for p in (*fresh, *changed)}
         )
         self._write_children(fresh, changed, groups, pks)
+        self.changes.after_update(before)
         self._write_provenance(papers, pks)
         self._write_keys(papers, pks)
 
@@ -585,7 +590,7 @@ class SourceLoader:
         """Drop provenance this source no longer has, and papers seen nowhere else."""
         self.restore_schema()  # before the deletes below, whose cascades need the keys
         removed, self.counts.deferred = sightings.drop_stale(
-            self.connection, self.source_id, self.run_id
+            self.connection, self.source_id, self.run_id, self.changes
         )
         self.counts.removed = removed
         if removed:
