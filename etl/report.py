@@ -220,6 +220,55 @@ def builds_on(engine: Engine) -> Section:
     )
 
 
+LATER, NOT_LATER = "later years", "same year or earlier"
+
+
+def picked_up(engine: Engine) -> Section:
+    """Methods introduced by one paper that later papers mention most (method_lineage)."""
+    import altair as alt
+
+    columns, values = query(engine, "picked_up")
+    long = [
+        {"method": f"{row['method']} ({row['introduced_at']})", "when": when, "papers": count}
+        for row in values
+        for when, count in (
+            (LATER, row["later_papers"]),
+            (NOT_LATER, row["mentioned_by"] - row["later_papers"]),
+        )
+    ]
+    order = [f"{row['method']} ({row['introduced_at']})" for row in values]
+    chart = (
+        alt.Chart(alt.InlineData(values=long))
+        .mark_bar()
+        .encode(
+            x=alt.X(
+                "papers:Q",
+                title="papers that mention it",
+                stack="zero",
+                axis=_count_axis(r["mentioned_by"] for r in values),
+            ),
+            y=alt.Y("method:N", sort=order, title=None, axis=alt.Axis(labelLimit=260)),
+            color=alt.Color(
+                "when:N",
+                scale=alt.Scale(domain=[LATER, NOT_LATER], range=["#3a5f9e", "#c5cfe0"]),
+                legend=alt.Legend(title=None, orient="bottom"),
+            ),
+            order=alt.Order("when:N"),
+            tooltip=["method:N", "when:N", "papers:Q"],
+        )
+        .properties(width=CHART_WIDTH, height=alt.Step(BAR_STEP))
+    )
+    return Section(
+        "picked_up",
+        "Methods picked up by later papers",
+        "Methods a paper introduces, by how many papers of later years mention them (then "
+        "papers of the same year or earlier); a paper defining the method's acronym counts.",
+        _svg(chart),
+        columns,
+        _table(columns, values),
+    )
+
+
 SECTIONS = (
     venues,
     topics,
@@ -240,6 +289,7 @@ SECTIONS = (
         "papers mentioning it",
     ),
     builds_on,
+    picked_up,
     _simple(
         "code_hosts",
         "Code hosts",

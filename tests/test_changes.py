@@ -126,6 +126,19 @@ def test_a_second_load_records_exactly_what_changed_and_a_third_nothing(
     assert code.exit_code == 0, code.output
     assert code.output.splitlines()[1:] and len(code.output.splitlines()) == 2
     assert "widget4" in code.output
+    runner = CliRunner()
+    for options, count in (
+        (["--run", str(run2.run_id)], 5),
+        (["--since", "2000-01-01"], 6),
+        (["--since", "2999-01-01T00:00+02:00"], 0),
+    ):
+        found = runner.invoke(main, ["changes", "--db", db_url, "--format", "json", *options])
+        assert found.exit_code == 0, found.output
+        assert len(json.loads(found.output)) == count, options
+    nothing = runner.invoke(main, ["changes", "--db", db_url, "--since", "2999-01-01"])
+    assert nothing.exit_code == 0 and "No changes match." in nothing.output
+    wrong = runner.invoke(main, ["changes", "--db", db_url, "--since", "last week"])
+    assert wrong.exit_code == 2 and "neither a run number nor a date" in wrong.output
 
     (tmp_path / "list.jsonl").write_text(listed.read_text() + "\n", encoding="utf-8")
     run3 = load(db_url, listed)  # the same records (the file's bytes differ: it is reread)

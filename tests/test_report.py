@@ -55,7 +55,7 @@ def sections(html: str) -> dict[str, str]:
 def test_every_section_has_a_chart_and_its_numbers(db_url: str, tmp_path: Path) -> None:
     html = loaded(db_url, tmp_path)
     found = sections(html)
-    assert len(found) == len(SECTIONS) == 7
+    assert len(found) == len(SECTIONS) == 8
     for key, body in found.items():
         assert body.count("<svg") == 1, key
         assert "<table>" in body, key
@@ -118,3 +118,19 @@ def test_cli_writes_the_file_and_reports_errors(tmp_path: Path) -> None:
     assert output.read_text(encoding="utf-8").count("<svg") == 6  # the seeds build on nobody
     nothing = runner.invoke(main, ["report", "--db", f"sqlite:///{tmp_path / 'none.db'}"])
     assert nothing.exit_code == 1 and "etl run" in nothing.output
+
+
+def test_methods_picked_up_by_later_papers_lead_their_chart(db_url: str, tmp_path: Path) -> None:
+    older = tmp_path / "zorb_2023.jsonl"
+    older.write_text(json.dumps(BUILDS_ON[0]) + "\n", encoding="utf-8")
+    newer = tmp_path / "zorb_2024.jsonl"
+    newer.write_text("\n".join(json.dumps(r) for r in BUILDS_ON[1:]) + "\n", encoding="utf-8")
+    load(db_url, older, newer)
+    section = sections(report_of(db_url))["picked_up"]
+    chart, table = section.split("<details>")
+    assert chart.count("<svg") == 1 and "ZorbNet (zorb 2023)" in chart
+    assert re.search(
+        r"<td>ZorbNet</td><td>architecture</td><td>zorb 2023</td>"
+        r"<td class=\"number\">2</td><td class=\"number\">0</td><td class=\"number\">2</td>",
+        table,
+    )

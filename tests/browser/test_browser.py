@@ -242,6 +242,8 @@ def test_the_report_renders_every_chart_offline(
     browser.get(output.as_uri())
     charts = browser.find_elements(By.CSS_SELECTOR, ".chart")
     assert len(charts) == len(SECTIONS)
+    picked_up = browser.find_element(By.CSS_SELECTOR, '.chart[data-chart="picked_up"] svg')
+    assert "ZorbNet" in picked_up.get_attribute("outerHTML")
     for chart in charts:
         svg = chart.find_element(By.TAG_NAME, "svg")
         size = svg.size
