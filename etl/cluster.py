@@ -105,20 +105,31 @@ class DaskRun(_Run):
             fingerprint=self.fingerprint,
             roots=tuple(self.roots),
         )
-        with connect(self.options.dask) as client:
-            held = self._load_on(client, job, files, wait=False)
-            # Another loader held them (a local run, or a worker that died and whose
-            # connection the server has not closed yet): wait for it now, as a local run does.
-            self._load_on(client, job, held, wait=True)
+        finished: dict[Path, SourceReport] = {}
+        try:
+            with connect(self.options.dask) as client:
+                held = self._load_on(client, job, files, finished, wait=False)
+                # Another loader held them (a local run, or a worker that died and whose
+                # connection the server has not closed yet): wait for it now, as a local
+                # run does.
+                self._load_on(client, job, held, finished, wait=True)
+        finally:  # in the files' order, as a local run lists them, not as tasks finished
+            self.sources.extend(finished[path] for path in files if path in finished)
         if self.options.prune:
             self.prune()
         self.tidy()
 
     def _load_on(
-        self, client: Client, job: SourceJob, paths: Sequence[Path], *, wait: bool
+        self,
+        client: Client,
+        job: SourceJob,
+        paths: Sequence[Path],
+        finished: dict[Path, SourceReport],
+        *,
+        wait: bool,
     ) -> list[Path]:
-        """Load the sources as tasks, counting each as it finishes; the ones another loader
-        held (without `wait`)."""
+        """Load the sources as tasks, counting each as it finishes (its report into
+        `finished`); the ones another loader held (without `wait`), in the given order."""
         from distributed import as_completed
 
         futures = {
@@ -136,15 +147,16 @@ class DaskRun(_Run):
                 self.counts.add(outcome.counts)
                 for stage, seconds in outcome.stages.items():
                     self.stages[stage] = self.stages.get(stage, 0.0) + seconds
+                finished[path] = outcome.report
                 if self.progress:
                     self.progress("records", outcome.report.records + outcome.report.rejects)
-                self._add(outcome.report)
+                    self.progress("source", 1)
         except BaseException:
             # A task already running finishes its source (a thread cannot be stopped); the
             # others never start.
             client.cancel(list(futures))
             raise
-        return held
+        return sorted(held, key=list(paths).index)
 
 
 def _outcome(future: Any, path: Path) -> SourceOutcome:
@@ -171,7 +183,7 @@ def connect(address: str) -> Iterator[Client]:
                 n_workers=_local_workers(address),
                 threads_per_worker=1,  # the transform holds the GIL: a process a worker
                 processes=True,
-                dashboard_address=None,
+                dashboard_address=":0",  # any free port: several runs may start one
             ) as cluster,
             Client(cluster) as client,
         ):
