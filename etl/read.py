@@ -5,10 +5,12 @@ from __future__ import annotations
 import re
 import sqlite3
 import time
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from functools import cache
-from itertools import islice
+from itertools import chain
 from typing import Any
 
 from sqlalchemy import Connection, DateTime, Engine, bindparam, text
@@ -63,7 +65,6 @@ class Rows:
 # What `etl query` prints at most, unless told otherwise (--max-rows, --max-bytes; 0: no bound).
 MAX_ROWS = 10_000
 MAX_BYTES = 64 * 2**20
-FETCH = 200  # rows fetched at a time
 
 
 @dataclass(frozen=True)
@@ -74,37 +75,30 @@ class Bound:
     bytes: int = MAX_BYTES
 
 
-class _Fetcher:
-    """A stream of rows with `fetchmany`, as `_bounded` reads them."""
-
-    def __init__(self, first: Any, rest: Any) -> None:
-        self.first, self.rest = first, rest
-
-    def fetchmany(self, size: int) -> list[Any]:
-        rows = [] if self.first is None else [self.first]
-        self.first = None
-        rows.extend(islice(self.rest, size - len(rows)))
-        return rows
-
-
-def _bounded(cursor: Any, bound: Bound) -> tuple[tuple[tuple[Any, ...], ...], str | None]:
-    """Rows fetched a few at a time until the result or the bound ends; why it was cut."""
-    rows: list[tuple[Any, ...]] = []
+def _bounded(
+    rows: Iterable[tuple[tuple[Any, ...], int]], bound: Bound
+) -> tuple[tuple[tuple[Any, ...], ...], str | None]:
+    """Rows, each with its size in bytes, read until the result or the bound ends; why it was
+    cut. A row is taken only while the rows before it and it fit in `bound.bytes`."""
+    kept: list[tuple[Any, ...]] = []
     size = 0
-    while batch := cursor.fetchmany(FETCH):
-        for row in batch:
-            size += sum(len(v) if isinstance(v, str | bytes) else 8 for v in row)
-            if bound.bytes and size > bound.bytes:
-                return tuple(rows), (
-                    f"output cut after {len(rows):,} rows: the next would pass {bound.bytes:,} "
-                    "bytes (--max-bytes; 0 for no bound)"
-                )
-            if bound.rows and len(rows) == bound.rows:
-                return tuple(rows), (
-                    f"output cut at {bound.rows:,} rows (--max-rows; 0 for no bound)"
-                )
-            rows.append(tuple(row))
-    return tuple(rows), None
+    for row, row_size in rows:
+        size += row_size
+        if bound.bytes and size > bound.bytes:
+            return tuple(kept), (
+                f"output cut after {len(kept):,} rows: the next would pass {bound.bytes:,} "
+                "bytes (--max-bytes; 0 for no bound)"
+            )
+        if bound.rows and len(kept) == bound.rows:
+            return tuple(kept), f"output cut at {bound.rows:,} rows (--max-rows; 0 for no bound)"
+        kept.append(tuple(row))
+    return tuple(kept), None
+
+
+def _measured(rows: Iterable[Any]) -> Iterator[tuple[tuple[Any, ...], int]]:
+    """Rows with their size as the client sees it: text and bytes by length, the rest 8."""
+    for row in rows:
+        yield tuple(row), sum(len(v) if isinstance(v, str | bytes) else 8 for v in row)
 
 
 def open_reader(url: str) -> Engine:
@@ -192,9 +186,7 @@ def run_query(
 
 def _check_reads(statement: str, dialect: str) -> None:
     """Refuse a statement whose first keyword is not one that reads."""
-    body = LEADING_COMMENTS_RE.sub("", statement, count=1)
-    first = re.match(r"[A-Za-z]*", body)
-    keyword = first.group(0).lower() if first else ""
+    keyword = _first_keyword(statement)
     allowed = READING_KEYWORDS[dialect]
     if keyword not in allowed:
         shown = keyword.upper() or "this"
@@ -202,8 +194,15 @@ def _check_reads(statement: str, dialect: str) -> None:
             f"`etl query` only reads: {shown} statements are refused "
             f"(allowed: {', '.join(k.upper() for k in allowed)})"
         )
-    if EXPLAIN_ANALYZE_RE.match(body):
+    if EXPLAIN_ANALYZE_RE.match(LEADING_COMMENTS_RE.sub("", statement, count=1)):
         raise QueryError("`etl query` only reads: EXPLAIN ANALYZE runs the statement; use EXPLAIN")
+
+
+def _first_keyword(statement: str) -> str:
+    """The statement's first keyword, lower case, past comments and opening parentheses."""
+    body = LEADING_COMMENTS_RE.sub("", statement, count=1)
+    first = re.match(r"[A-Za-z]*", body)
+    return first.group(0).lower() if first else ""
 
 
 Result = tuple[tuple[str, ...] | None, tuple[tuple[Any, ...], ...], str | None]
@@ -233,20 +232,77 @@ def _postgres_query(
         text("SELECT set_config('statement_timeout', :ms, true)"),
         {"ms": str(max(1, round(timeout * 1000)))},
     )
-    cursor: Any = connection.connection.cursor()
+    raw: Any = connection.connection.driver_connection
+    if bound.bytes and _first_keyword(statement) not in UNWRAPPABLE:
+        columns = _described(raw, statement)
+        if columns is None:
+            return None, (), None
+        wrapped = _bounded_sql(statement, len(columns), bound.bytes)
+        with _streamed(raw, wrapped) as (_, stream):
+            sized = ((row[:-1], int(row[-1])) for row in stream)
+            return (columns, *_bounded(sized, bound))
+    with _streamed(raw, statement) as (cursor, stream):
+        first = next(stream, None)
+        if cursor.description is None:
+            return None, (), None
+        columns = tuple(column.name for column in cursor.description)
+        rows = chain(() if first is None else (first,), stream)
+        return (columns, *_bounded(_measured(rows), bound))
+
+
+# Statements that cannot be a subquery: their rows arrive as the server makes them (EXPLAIN
+# shows the constants a plan holds, so a huge constant arrives whole).
+UNWRAPPABLE = frozenset({"explain", "show"})
+
+
+def _described(raw: Any, statement: str) -> tuple[str, ...] | None:
+    """The statement's column names as the server describes it, without running it (None
+    when it returns no rows). Preparing it also refuses more than one statement."""
+    import psycopg.errors
+
+    pgconn = raw.pgconn
+    encoding = raw.info.encoding
+    for result in (
+        pgconn.prepare(b"", statement.encode(encoding), None),
+        pgconn.describe_prepared(b""),
+    ):
+        if result.status != psycopg.pq.ExecStatus.COMMAND_OK:
+            raise psycopg.errors.error_from_result(result, encoding=encoding)
+    if result.nfields == 0:
+        return None
+    return tuple(
+        (result.fname(i) or b"?column?").decode(encoding, "replace") for i in range(result.nfields)
+    )
+
+
+def _bounded_sql(statement: str, count: int, limit: int) -> str:
+    """The statement wrapped so that no row larger than `limit` bytes sends its values."""
+    names = [f"c{i}" for i in range(1, count + 1)]
+    return _bounded_template().format(
+        values=", ".join(f"CASE WHEN q.row_size <= {int(limit)} THEN q.{n} END" for n in names),
+        sizes=" + ".join(f"coalesce(octet_length(u.{n}::text), 0)::bigint" for n in names),
+        columns=", ".join(names),
+        statement=statement,
+    )
+
+
+@cache
+def _bounded_template() -> str:
+    """The wrapping statement (read once per process)."""
+    return sql_dir().joinpath("queries", "bounded.postgresql.sql").read_text("utf-8")
+
+
+@contextmanager
+def _streamed(raw: Any, statement: str) -> Iterator[tuple[Any, Iterator[Any]]]:
+    """A cursor and its rows arriving one at a time (single-row mode, one statement only), so
+    the bound limits what the client holds; leaving early cancels the rest."""
+    cursor = raw.cursor()
     try:
-        # Rows arrive one at a time (single-row mode, one statement only), so the bound
-        # limits what the client holds; leaving the stream early cancels the rest.
-        stream = cursor.stream(statement)
+        rows = cursor.stream(statement)
         try:
-            first = next(stream, None)
-            if cursor.description is None:
-                return None, (), None
-            columns = tuple(column.name for column in cursor.description)
-            rows = _Fetcher(first, stream) if first is not None else _Fetcher(None, iter(()))
-            return (columns, *_bounded(rows, bound))
+            yield cursor, rows
         finally:
-            stream.close()
+            rows.close()
     finally:
         cursor.close()
 
@@ -270,7 +326,7 @@ def _sqlite_query(
         if cursor.description is None:
             return None, (), None
         columns = tuple(str(column[0]) for column in cursor.description)
-        return (columns, *_bounded(cursor, bound))
+        return (columns, *_bounded(_measured(cursor), bound))
     except sqlite3.DataError as exc:
         if "too big" not in str(exc):
             raise
