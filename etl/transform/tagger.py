@@ -30,7 +30,9 @@ from dataclasses import dataclass
 from functools import cache, cached_property
 from importlib import resources
 from io import BytesIO
-from itertools import pairwise
+from itertools import filterfalse, islice, repeat
+from operator import add, mul
+from typing import NamedTuple
 
 # NumPy's BLAS would start threads of its own; a signal the kernel gave one of them would
 # reach the run in the middle of a write that holds signals (etl.signals). The tagger's
@@ -73,16 +75,17 @@ def text_features(title: str | None, abstract: str) -> set[str]:
     """The words and neighbouring word pairs of the abstract, and of the title marked apart
     (a word in the title says more about the paper than the same word in the abstract). Never
     the venue: a paper's topics are its content, the same in every list that names it."""
+    # built by C-level maps, not a Python loop per word: this runs once per record
     features: set[str] = set()
     for prefix, text in (("", abstract), ("T:", title or "")):
-        words = [w for w in TOKEN_RE.findall(text.lower()) if w not in STOP]
-        features.update(prefix + w for w in words)
-        features.update(f"{prefix}{a} {b}" for a, b in pairwise(words))
+        words = list(filterfalse(STOP.__contains__, TOKEN_RE.findall(text.lower())))
+        marked = list(map(prefix.__add__, words)) if prefix else words
+        features.update(marked)
+        features.update(map(add, map(add, marked, repeat(" ")), islice(words, 1, None)))
     return features
 
 
-@dataclass(frozen=True)
-class Evidence:
+class Evidence(NamedTuple):  # a tuple: made for every label the rules find in every record
     """What the rules found for one label: score, rank among the labels found, whether the
     rules' own selection keeps it, and the terms that matched."""
 
@@ -175,8 +178,10 @@ class TaggerModel:
     def scores(self, features: Iterable[str]) -> tuple[np.ndarray, np.ndarray]:
         """Every topic's and every task's score for a text's features (one pass over the
         weights for both heads; features the model never saw are dropped)."""
-        get = self.vocabulary.get
-        rows = [row for row in map(get, features) if row is not None]
+        # distinct features have distinct rows; the order of an integer sum does not matter
+        found = set(map(self.vocabulary.get, features))
+        found.discard(None)
+        rows = np.fromiter(found, dtype=np.intp, count=len(found))
         summed = self.weights[rows].sum(axis=0, dtype=np.int32).astype(np.float32)
         split = len(self.topics.labels)
         return (
@@ -190,17 +195,31 @@ def _sigmoid(value: float) -> float:
 
 
 def _dot(coefficients: Sequence[float], row: Sequence[float]) -> float:
-    return coefficients[0] + sum(c * x for c, x in zip(coefficients[1:], row, strict=True))
+    if len(coefficients) != len(row) + 1:
+        raise ValueError(f"{len(row)} features for {len(coefficients) - 1} coefficients")
+    products: float = sum(map(mul, islice(coefficients, 1, None), row))
+    return coefficients[0] + products
+
+
+LEARNED_FEATURES = 4
 
 
 def learned_matrix(scores: np.ndarray) -> np.ndarray:
     """The model's half of each label's features: its score, whether it ranks first, in the
     first three, and its distance to the best score."""
+    return _learned(scores)[0]
+
+
+def _learned(scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """`learned_matrix` and the labels' order, best first (ties: the first label)."""
     order = np.argsort(-scores, kind="stable")
-    rank = np.empty(len(scores), dtype=np.int64)
-    rank[order] = np.arange(1, len(scores) + 1)
-    best = scores.max() if len(scores) else 0.0
-    return np.column_stack([scores, rank == 1, rank <= 3, scores - best]).astype(np.float64)
+    matrix = np.zeros((len(scores), LEARNED_FEATURES))
+    matrix[:, 0] = scores
+    matrix[order[:1], 1] = 1.0
+    matrix[order[:3], 2] = 1.0
+    if len(scores):
+        matrix[:, 3] = scores - scores.max()  # in the scores' float32, as they are
+    return matrix, order
 
 
 @dataclass(frozen=True)
@@ -216,15 +235,20 @@ class TopicRows:
 def topic_rows(head: Head, scores: np.ndarray, evidence: dict[str, Evidence]) -> TopicRows:
     """The topic re-ranker's features for one paper."""
     best_rule = max((e.score for e in evidence.values()), default=0.0)
-    rules = np.zeros((len(head.labels), RULE_FEATURES))
+    matrix = np.zeros((len(head.labels), LEARNED_FEATURES + RULE_FEATURES))
+    matrix[:, :LEARNED_FEATURES] = _learned(scores)[0]
     rules_only = {}
+    columns, rows = [], []
     for leaf, found in evidence.items():
         column = head.column.get(leaf)
         if column is None:
             rules_only[leaf] = rule_row(found, best_rule)
         else:
-            rules[column] = rule_row(found, best_rule)
-    return TopicRows(head.labels, np.hstack([learned_matrix(scores), rules]), rules_only)
+            columns.append(column)
+            rows.append(rule_row(found, best_rule))
+    if rows:  # one assignment for all the rules' rows
+        matrix[columns, LEARNED_FEATURES:] = rows
+    return TopicRows(head.labels, matrix, rules_only)
 
 
 def task_rows(
@@ -237,11 +261,10 @@ def task_rows(
 ) -> dict[str, list[float]]:
     """Each candidate task's re-ranker features: the tasks the rules found and the model's
     best few (a task this taxonomy does not hold is left out)."""
-    learned = learned_matrix(scores)
+    learned, order = _learned(scores)
     best_rule = max((e.score for e in evidence.values()), default=0.0)
-    top = np.argsort(-scores, kind="stable")[:MODEL_CANDIDATES]
     candidates = dict.fromkeys(evidence)
-    candidates.update(dict.fromkeys(head.labels[i] for i in top))
+    candidates.update(dict.fromkeys(map(head.labels.__getitem__, order[:MODEL_CANDIDATES])))
     rows = {}
     for task in candidates:
         topic = task_topic.get(task)
@@ -265,9 +288,14 @@ def topic_probabilities(
     only: a label the model knows that a user's taxonomy lacks is left out)."""
     weights = np.asarray(model.topic_rerank)
     values = 1.0 / (1.0 + np.exp(-np.clip(rows.matrix @ weights[1:] + weights[0], -30, 30)))
-    result = {
-        label: p for label, p in zip(rows.labels, values.tolist(), strict=True) if label in leaves
-    }
+    if leaves.issuperset(rows.labels):  # the packaged taxonomy holds every label
+        result = dict(zip(rows.labels, values.tolist(), strict=True))
+    else:
+        result = {
+            label: p
+            for label, p in zip(rows.labels, values.tolist(), strict=True)
+            if label in leaves
+        }
     for leaf, row in rows.rules_only.items():
         result[leaf] = _sigmoid(_dot(model.topic_rules_only, row))
     return result
@@ -283,6 +311,11 @@ def select(
 ) -> list[tuple[str, float]]:
     """The most probable labels: the best if it reaches `first` (default: `least`), then up
     to MAX_LABELS - 1 more that reach `least` and `ratio` times the best."""
+    if len(scored) > MAX_LABELS:
+        # only labels at least as probable as the third most probable can be among the first
+        # three: the rest are never given to the keyed selection (a Python call per label)
+        third = sorted(scored.values(), reverse=True)[MAX_LABELS - 1]
+        scored = {label: p for label, p in scored.items() if p >= third}
     order = heapq.nsmallest(MAX_LABELS, scored.items(), key=lambda item: (-item[1], item[0]))
     if not order or order[0][1] < (least if first is None else first):
         return []
