@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import functools
 import importlib.metadata
+import logging
 from collections.abc import Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
@@ -166,7 +167,10 @@ def _outcome(future: Any, path: Path) -> SourceOutcome:
     try:
         outcome: SourceOutcome = future.result()
     except KilledWorker:
-        message = f"{path}: the Dask workers loading it died (the scheduler's allowed-failures)"
+        message = (
+            f"{path}: the Dask workers loading it died more often than the scheduler allows "
+            "(distributed.scheduler.allowed-failures); rerun to load it"
+        )
         return SourceOutcome(SourceReport(str(path), "unknown", "failed", message=message))
     return outcome
 
@@ -184,6 +188,8 @@ def connect(address: str) -> Iterator[Client]:
                 threads_per_worker=1,  # the transform holds the GIL: a process a worker
                 processes=True,
                 dashboard_address=":0",  # any free port: several runs may start one
+                # its warnings (a worker slow to stop on a busy machine) are not the run's
+                silence_logs=logging.ERROR,
             ) as cluster,
             Client(cluster) as client,
         ):
