@@ -24,8 +24,9 @@ from etl.failures import describe, is_database_failure
 from etl.fingerprint import fingerprint
 from etl.load.database import package_dir
 from etl.models import RunReport, SourceFile, SourceReport
-from etl.parallel import TransformPool
+from etl.parallel import Result, TransformPool
 from etl.signals import signals_held
+from etl.spool import Spool
 from etl.transform import Taxonomy, load_taxonomy
 
 # Records per batch; one batch more than there are workers is in flight. Small enough to keep
@@ -361,6 +362,8 @@ class _Run:
             )
         with loader:  # puts back what a fast first load changed in the schema, and closes
             batches = self.pool.transform(self._batches(source), partial(self.timed, "transform"))
+            if loader.shared:  # other loaders write meanwhile: every lock before any write
+                batches = self._held_up_front(loader, batches)
             for papers, rejects in batches:
                 with self.timed("load"), signals_held():
                     loader.write(papers, rejects)
@@ -368,6 +371,24 @@ class _Run:
                     self.progress("records", len(papers) + len(rejects))
             with self.timed("load"), signals_held():  # the source's last writes
                 return loader.finish()
+
+    def _held_up_front(
+        self, loader: load.SourceLoader, batches: Iterator[Result]
+    ) -> Iterator[Result]:
+        """Transform all of a source's batches first, kept on disk, and take every lock the
+        source will hold from what its records are (etl.load.locks); then the batches."""
+        spool: Spool[Result] = Spool()
+        keys = load.FileKeys()
+        try:
+            for batch in batches:
+                keys.add(batch[0])
+                spool.add(batch)
+            with self.timed("locks"), signals_held():
+                loader.hold_up_front(keys)
+        except BaseException:
+            spool.close()
+            raise
+        return spool.drain()
 
     def _batches(self, source: SourceFile) -> Iterator[list[extract.Item]]:
         """Records in batches bounded in records and characters, timing the extraction (JSON

@@ -106,6 +106,75 @@ def write_files(folder: Path, files: int = 8, per_file: int = 400) -> None:
         (folder / f"list_{index + 1}.jsonl").write_text("\n".join(lines) + "\n", "utf-8")
 
 
+# Records richer than `record`'s (about 23 rows a paper): five authors of 120, three links
+# of small pools (a repository, a project page, a dataset), methods and acronyms named in the
+# same sentence wherever they appear, and a DOI on every other paper.
+RICH_AUTHORS = [
+    f"{first} {last}"
+    for first in (
+        "Ada",
+        "Bo",
+        "Chen",
+        "Dana",
+        "Eli",
+        "Fay",
+        "Gus",
+        "Hana",
+        "Ivo",
+        "Jun",
+        "Kai",
+        "Lea",
+    )
+    for last in ("Park", "Quist", "Rossi", "Sato", "Tran", "Ueda", "Vidal", "Weber", "Xu", "Young")
+]
+RICH_NAMES = [
+    f"It builds on the {a}{b} {c} Network ({a[0]}{b[0]}{c[0]}N)."
+    for a in ("Quorin", "Velta", "Sparo", "Lumo", "Traxi")
+    for b in ("Deep", "Graph", "Kernel", "Latent")
+    for c in ("Attention", "Memory")
+]
+
+
+# The smallest corpus on which the loaders deadlocked before a source took all of its locks
+# up front (two batches a file); benchmarks/bench_shared_loaders.py runs the full size.
+SHARED_HEAVY = {"files": 8, "per_file": 1000, "shared": 200}
+
+
+def rich_record(rng: random.Random, number: int) -> dict[str, Any]:
+    """A made-up paper sharing authors, links, methods and acronyms with many others."""
+    words = " ".join(rng.choice(WORDS) for _ in range(30))
+    named = " ".join(rng.sample(RICH_NAMES, 3) + rng.sample(COMMON, 2))
+    result: dict[str, Any] = {
+        "title": f"Varo{number}Net: {rng.choice(WORDS)} {rng.choice(WORDS)} learning",
+        "abstract": f"We propose **Varo{number}Net**, a method for {words}. {named} #{number}.",
+        "authors": ", ".join(rng.sample(RICH_AUTHORS, 5)),
+        "venue": "MADEUP",
+        "year": 2025,
+        "code_url": f"https://github.com/lab{number % 40}/tool{number % 7}",
+        "project": f"https://lab{number % 40}.example.org/projects/p{number % 97}",
+        "dataset": f"https://huggingface.co/datasets/lab{number % 11}/set{number % 5}",
+    }
+    if number % 2:
+        result["doi"] = f"10.5555/madeup.{number}"
+    return result
+
+
+def write_shared_heavy(folder: Path, files: int, per_file: int, shared: int) -> int:
+    """`files` JSON Lines files of `per_file` records each, in a ring: `shared` records of
+    each file are also in the next file. Each file's lines are shuffled, so two neighbours
+    reach the papers they share in different orders and batches. Returns how many distinct
+    papers they hold."""
+    rng = random.Random(29)
+    folder.mkdir()
+    own = per_file - shared
+    papers = [[rich_record(rng, f * own + i) for i in range(own)] for f in range(files)]
+    for index in range(files):
+        lines = [json.dumps(r) for r in [*papers[index], *papers[index - 1][:shared]]]
+        rng.shuffle(lines)
+        (folder / f"rich_{index + 1}.jsonl").write_text("\n".join(lines) + "\n", "utf-8")
+    return files * own
+
+
 def loader(folder: Path, url: str, *extra: str) -> subprocess.Popen[bytes]:
     """A real `etl run` in a child process."""
     command = [sys.executable, "-m", "etl", "run", str(folder), "-q", "--workers", "1", *extra]
@@ -168,6 +237,39 @@ def test_four_loaders_one_killed_then_a_rerun_equal_one_serial_load(tmp_path: Pa
         assert snapshot(url) == expected
         statuses = sorted(str(row[0]) for row in fetch(url, "SELECT status FROM runs"))
         assert statuses.count("interrupted") == 1 and "running" not in statuses
+
+
+@pytest.mark.postgres
+@pytest.mark.slow
+def test_four_loaders_on_shared_heavy_files_equal_one_serial_load(tmp_path: Path) -> None:
+    """Four `--shard` loaders side by side on files that share papers, authors, links and
+    methods with their neighbours: none may be rolled back for good by another (a deadlock
+    retried until it gives up), and the database must be the serial load's."""
+    folder = tmp_path / "lists"
+    papers = write_shared_heavy(folder, **SHARED_HEAVY)
+    with fresh_postgres_database() as serial_url, fresh_postgres_database() as url:
+        load(serial_url, folder)
+        expected = snapshot(serial_url)
+        assert len(expected["papers"]) == papers
+        engine = create_engine(url)
+        try:
+            upgrade_to_head(engine)
+            with engine.connect() as connection:  # start them together, none alone first
+                connection.execute(text("SELECT pg_advisory_lock(:a, :b)"), LOADERS_KEY)
+                shards = [f"{index}/4" for index in range(1, 5)]
+                loaders = [loader(folder, url, "--shard", shard) for shard in shards]
+                _wait_until_blocked(url, sessions=4, seconds=600)
+                connection.execute(text("SELECT pg_advisory_unlock(:a, :b)"), LOADERS_KEY)
+                connection.commit()
+            for process in loaders:
+                _, errors = process.communicate(timeout=1200)
+                assert process.returncode == 0, errors.decode()
+        finally:
+            engine.dispose()
+        assert snapshot(url) == expected
+        # not one deadlock, even one a retry would have hidden
+        deadlocks = "SELECT deadlocks FROM pg_stat_database WHERE datname = current_database()"
+        assert fetch_one(url, deadlocks) == 0
 
 
 def write_one_list_twice(folder: Path, papers: int) -> None:
@@ -235,6 +337,50 @@ def test_two_loaders_resolve_shared_identities_like_one_serial_load(tmp_path: Pa
             engine.dispose()
         assert identities(url) == expected
         assert fetch_one(url, "SELECT count(*) FROM papers") == 1200
+
+
+@pytest.mark.postgres
+@pytest.mark.slow
+def test_a_title_list_and_an_abstract_list_update_shared_papers_side_by_side(
+    tmp_path: Path,
+) -> None:
+    """Two lists reach the same stored papers through different keys (titles only, and
+    abstracts only in the reverse order), so no identity key keeps them apart: each loader
+    locks the papers it may update, all at once in row-number order, before its first
+    write, instead of a batch's papers at a time (which deadlocked)."""
+    rng = random.Random(31)
+    records = [record(rng, number) for number in range(1000)]
+    full, lists = tmp_path / "full.jsonl", tmp_path / "lists"
+    full.write_text("".join(json.dumps(r) + "\n" for r in records), "utf-8")
+    lists.mkdir()
+    titles = [json.dumps({"title": r["title"]}) for r in records]
+    abstracts = [json.dumps({"abstract": r["abstract"]}) for r in reversed(records)]
+    (lists / "titles.jsonl").write_text("\n".join(titles) + "\n", "utf-8")
+    (lists / "abstracts.jsonl").write_text("\n".join(abstracts) + "\n", "utf-8")
+    with fresh_postgres_database() as serial_url, fresh_postgres_database() as url:
+        load(serial_url, full)
+        load(serial_url, lists)
+        expected = identities(serial_url)
+        assert len(expected) == 1000 and {row[3] for row in expected} == {3}
+        load(url, full)
+        engine = create_engine(url)
+        try:
+            with engine.connect() as connection:  # hold both loaders back, then let them go
+                connection.execute(text("SELECT pg_advisory_lock(:a, :b)"), LOADERS_KEY)
+                loaders = [
+                    loader(lists / name, url) for name in ("titles.jsonl", "abstracts.jsonl")
+                ]
+                _wait_until_blocked(url, sessions=2, seconds=600)
+                connection.execute(text("SELECT pg_advisory_unlock(:a, :b)"), LOADERS_KEY)
+                connection.commit()
+            for process in loaders:
+                _, errors = process.communicate(timeout=600)
+                assert process.returncode == 0, errors.decode()
+        finally:
+            engine.dispose()
+        assert identities(url) == expected
+        deadlocks = "SELECT deadlocks FROM pg_stat_database WHERE datname = current_database()"
+        assert fetch_one(url, deadlocks) == 0
 
 
 @pytest.mark.postgres
@@ -335,13 +481,14 @@ def _insert_paper(connection: Any, paper_id: str, run_id: int, keys: Sequence[st
         connection.execute(s.paper_keys.insert(), [{"paper_pk": pk, "key": k} for k in keys])
 
 
-def _wait_until_blocked(url: str, sessions: int = 1) -> None:
-    """Block until `sessions` sessions of the database wait for a lock."""
+def _wait_until_blocked(url: str, sessions: int = 1, seconds: float = 60) -> None:
+    """Block until `sessions` sessions of the database wait for a lock (loaders that start
+    on a busy machine may take a while)."""
     query = (
         "SELECT count(*) FROM pg_stat_activity "
         "WHERE datname = current_database() AND wait_event_type = 'Lock'"
     )
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + seconds
     while int(str(fetch_one(url, query))) < sessions:
         assert time.monotonic() < deadline, "the loader never waited for the other writer"
         time.sleep(0.02)

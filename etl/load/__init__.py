@@ -16,6 +16,7 @@ from etl.load.database import (
     upgrade_to_head,
     view_definitions,
 )
+from etl.load.identity import FileKeys
 from etl.load.known import RememberedRows
 from etl.load.locks import RunLock, claim_source, exclude_loaders, hold_database, run_lock
 from etl.load.maintenance import clear_data, delete_orphans, optimize_search
@@ -33,6 +34,7 @@ from etl.load.taxonomy import sync_tasks, sync_topics
 from etl.load.writer import LoadCounts, SourceLoader
 
 __all__ = [
+    "FileKeys",
     "LoadCounts",
     "RememberedRows",
     "RunLock",

@@ -155,9 +155,32 @@ class IdentityResolver:
 
 def _bare_title_keys(papers: Sequence[PaperRows]) -> set[str]:
     """Title keys that only records with an abstract key hold in this batch."""
-    with_abstract: set[str] = set()
-    without: set[str] = set()
-    for paper in papers:
-        titles = [k for k in paper.keys if k.startswith("title:")]
-        (with_abstract if any(k.startswith("abs:") for k in paper.keys) else without).update(titles)
-    return with_abstract - without
+    keys = FileKeys()
+    keys.add(papers)
+    return keys.bare
+
+
+class FileKeys:
+    """The identity keys of a whole file's records, gathered batch by batch before any is
+    written (PostgreSQL locks them all at once: etl.load.locks), with the title keys that
+    only records with an abstract key hold (`bare`: see IdentityResolver.resolve)."""
+
+    def __init__(self) -> None:
+        self.keys: set[str] = set()
+        self._titles_with_abstract: set[str] = set()
+        self._titles_without: set[str] = set()
+
+    def add(self, papers: Sequence[PaperRows]) -> None:
+        """Gather the keys of a batch's records."""
+        for paper in papers:
+            self.keys.update(paper.keys)
+            titles = [k for k in paper.keys if k.startswith("title:")]
+            if any(k.startswith("abs:") for k in paper.keys):
+                self._titles_with_abstract.update(titles)
+            else:
+                self._titles_without.update(titles)
+
+    @property
+    def bare(self) -> set[str]:
+        """Title keys that only records with an abstract key hold."""
+        return self._titles_with_abstract - self._titles_without

@@ -66,16 +66,7 @@ class StoredRows:
         pk_c, key_c, id_c = s.paper_keys.c.paper_pk, s.paper_keys.c.key, s.papers.c.id
         owners: PaperOwners = defaultdict(list)
         keysets: PaperKeySets = defaultdict(set)
-        pks: set[int] = set()
-        for part in chunks(sorted(keys - bare)):
-            pks.update(connection.execute(select(pk_c).where(key_c.in_(part))).scalars())
-        other = s.paper_keys.alias()
-        has_abstract = exists().where(
-            other.c.paper_pk == pk_c, other.c.key >= "abs:", other.c.key < "abs;"
-        )
-        for part in chunks(sorted(keys & bare)):
-            query = select(pk_c).where(key_c.in_(part), ~has_abstract)
-            pks.update(connection.execute(query).scalars())
+        pks = key_holders(connection, keys, bare)
         for part in chunks(sorted(ids)):  # papers holding the ids (with keys or not)
             for pk, paper_id in connection.execute(
                 select(s.papers.c.pk, id_c).where(id_c.in_(part))
@@ -220,6 +211,23 @@ class RememberedRows(StoredRows):
 
     def _row_number(self, paper_id: str) -> int:
         return self._papers[paper_id].pk
+
+
+def key_holders(connection: Connection, keys: set[str], bare: set[str]) -> set[int]:
+    """Row numbers of the stored papers holding any of the keys; for the keys also in `bare`,
+    only of those without an abstract key (see IdentityResolver.resolve)."""
+    pk_c, key_c = s.paper_keys.c.paper_pk, s.paper_keys.c.key
+    pks: set[int] = set()
+    for part in chunks(sorted(keys - bare)):
+        pks.update(connection.execute(select(pk_c).where(key_c.in_(part))).scalars())
+    other = s.paper_keys.alias()
+    has_abstract = exists().where(
+        other.c.paper_pk == pk_c, other.c.key >= "abs:", other.c.key < "abs;"
+    )
+    for part in chunks(sorted(keys & bare)):
+        query = select(pk_c).where(key_c.in_(part), ~has_abstract)
+        pks.update(connection.execute(query).scalars())
+    return pks
 
 
 def _name(column: Column[Any]) -> str:

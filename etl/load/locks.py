@@ -20,13 +20,22 @@ locks (keys in a namespace of our own, bound as parameters):
   adds a batch's new lookup rows, so that loaders add them one at a time (no duplicate, no
   deadlock, ids read back by range);
 - one row lock per paper identity key (a hashed `doi:`, `abs:`, `title:` ... key, a row of
-  `identity_locks`), held by the source's transaction from the batch that first resolves a
-  record by it: paper identity is decided by reading `paper_keys` and then inserting, so two
-  loaders that both found nothing stored would otherwise each create a paper for one
-  identity. A batch takes its keys in sorted order; two sources that take each other's keys
-  across batches deadlock, the server says so (40P01) and the source is loaded again. Rows,
-  not advisory locks: a source of 20,000 papers holds some 40,000 keys until it commits,
-  which overflows the server's lock table; a row lock is kept in the row.
+  `identity_locks`), held by the source's transaction: paper identity is decided by reading
+  `paper_keys` and then inserting, so two loaders that both found nothing stored would
+  otherwise each create a paper for one identity. Rows, not advisory locks: a source of
+  20,000 papers holds some 40,000 keys until it commits, which overflows the server's lock
+  table; a row lock is kept in the row;
+- one row lock per stored paper a source may update (`FOR NO KEY UPDATE`): those holding one
+  of its records' keys, and those it was seen with before. Two records can reach one paper
+  through different keys (a title-only list and an abstract-only list), so the identity
+  locks alone do not keep two loaders from updating it together.
+
+No cycle, by construction: a source takes every identity key and every paper lock it will
+hold before its first write, each set in one global order (keys by number, then papers by
+row number), and never takes another later; what it then writes locks only rows of papers
+it holds or created (and lookup rows, on a connection of their own, a table at a time). So a
+loader that waits holds nothing that the loader it waits for still needs. The writer gathers
+a file's keys first (its transformed batches are kept on disk meanwhile: etl.spool).
 
 Session locks live on the run's own connection and die with it: a killed loader holds nothing.
 """
@@ -229,6 +238,18 @@ def hold_identities(connection: Connection, keys: Iterable[str]) -> None:
         )
         query = select(table.c.key).where(table.c.key.in_(part)).order_by(table.c.key)
         connection.execute(query.with_for_update()).all()
+
+
+def hold_papers(connection: Connection, pks: Iterable[int]) -> None:
+    """Hold stored papers until this transaction ends (PostgreSQL), locked in row-number
+    order `FOR NO KEY UPDATE`: a loader may update them, and others still add child rows
+    (whose foreign keys take a key-share lock) and are never held back by it."""
+    if connection.dialect.name != "postgresql":
+        return
+    papers = schema.papers
+    for part in chunks(sorted(set(pks))):
+        query = select(papers.c.pk).where(papers.c.pk.in_(part)).order_by(papers.c.pk)
+        connection.execute(query.with_for_update(key_share=True)).all()
 
 
 def identity_number(key: str) -> int:

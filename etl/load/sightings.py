@@ -83,6 +83,12 @@ def derive_sighting_values(connection: Connection, source_id: int, run_id: int) 
     connection.execute(update(s.papers).where(s.papers.c.pk.in_(touched), differs).values(values))
 
 
+def papers_seen_in(connection: Connection, source_id: int) -> set[int]:
+    """Row numbers of the papers a source holds sightings of."""
+    query = select(s.paper_sources.c.paper_pk).where(s.paper_sources.c.source_id == source_id)
+    return set(connection.execute(query).scalars())
+
+
 def lock_in_order(connection: Connection, *where: Any) -> None:
     """Lock the papers about to be updated (those matching `where`) in row-number order
     (PostgreSQL), so that loaders updating overlapping papers queue instead of deadlocking."""

@@ -33,8 +33,8 @@ from etl.load.bulk import (
 )
 from etl.load.changes import ChangeLog
 from etl.load.foreign_keys import ForeignKeysCheckedAtEnd
-from etl.load.identity import IdentityResolver
-from etl.load.known import StoredPaper, StoredRows
+from etl.load.identity import FileKeys, IdentityResolver
+from etl.load.known import StoredPaper, StoredRows, key_holders
 from etl.load.methods import resolve_methods
 from etl.load.search_index import BulkSearchIndex
 from etl.models import (
@@ -176,6 +176,7 @@ class SourceLoader:
         self.lookup_connection = connection.engine.connect() if self.shared else None
         self.identity = IdentityResolver(connection, self.stored)
         self.changes = ChangeLog(connection, run_id, self.source_id)
+        self.held_up_front = False  # see hold_up_front
         if connection.dialect.name == "postgresql":
             _compress_with_lz4(connection)
 
@@ -253,6 +254,18 @@ class SourceLoader:
         )
         return self.connection.execute(query.limit(1)).first() is not None
 
+    def hold_up_front(self, keys: FileKeys) -> None:
+        """Before the source's first write, when other loaders may write meanwhile: hold every
+        identity key its records give, then every stored paper they may be or it was seen
+        with, each set in one global order (etl.load.locks: no cycle between loaders)."""
+        if not self.shared:
+            return
+        locks.hold_identities(self.connection, keys.keys)
+        papers = key_holders(self.connection, keys.keys, keys.bare)
+        papers |= sightings.papers_seen_in(self.connection, self.source_id)
+        locks.hold_papers(self.connection, papers)
+        self.held_up_front = True
+
     def write(self, papers: Sequence[PaperRows], rejects: Sequence[Reject]) -> None:
         """Write a batch: new papers inserted, changed ones rewritten, provenance for all."""
         self.counts.records += len(papers) + len(rejects)
@@ -260,7 +273,7 @@ class SourceLoader:
             self._write_rejects(rejects)
         if not papers:
             return
-        if self.shared:  # decide these identities one loader at a time (etl.load.locks)
+        if self.shared and not self.held_up_front:  # a caller that could not gather them
             locks.hold_identities(self.connection, (k for p in papers for k in p.keys))
         papers = self.identity.resolve(papers)
         latest: dict[str, PaperRows] = {}
