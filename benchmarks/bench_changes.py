@@ -55,12 +55,11 @@ ENTRY_POINTS = (
     "record_run_start",
     "record_removals",
 )
-PROFILE = False
 
 
-def timed_run(paths: list[Path], url: str) -> float:
+def timed_run(paths: list[Path], url: str, profiled: bool) -> float:
     options = RunOptions(paths=tuple(str(p) for p in paths), database_url=url, workers=1)
-    profile = cProfile.Profile() if PROFILE else None
+    profile = cProfile.Profile() if profiled else None
     tick = time.process_time()
     if profile is not None:
         profile.enable()
@@ -88,8 +87,6 @@ def main() -> int:
     parser.add_argument("--database-url", help="a PostgreSQL database (emptied first)")
     parser.add_argument("--profile", action="store_true")
     args = parser.parse_args()
-    global PROFILE
-    PROFILE = args.profile
     records = dataset(args.n, args.seed).read_text("utf-8").splitlines()
     others = dataset(args.n // 10, args.seed + 1).read_text("utf-8").splitlines()
     extra = dataset(args.n // 50 + 1, args.seed + 2).read_text("utf-8").splitlines()
@@ -103,10 +100,10 @@ def main() -> int:
             url = args.database_url or f"sqlite:///{folder}/bench.db"
             if args.database_url:
                 _empty_postgres(url)
-            timed_run([other], url)
-            times["first"].append(timed_run([other, listed], url))
+            timed_run([other], url, args.profile)
+            times["first"].append(timed_run([other, listed], url, args.profile))
             listed.write_text("\n".join(edited(records, args.n // 50, extra)) + "\n", "utf-8")
-            times["reload"].append(timed_run([other, listed], url))
+            times["reload"].append(timed_run([other, listed], url, args.profile))
     for name, values in times.items():
         shown = ", ".join(f"{v:.2f}" for v in values)
         print(f"{name}: {statistics.median(values):.2f} s CPU (median of {shown})")
