@@ -1,7 +1,7 @@
 """What recording change events costs a load: a first load, and a reload of an edited list.
 
 Usage: python benchmarks/bench_changes.py [--n 20000] [--seed 1] [--repeats 1]
-       [--database-url URL]
+       [--database-url URL] [--profile]
 
 Each repeat loads, with `--workers 1`, into a fresh database: another list first (so the
 database is not empty and the reload records events paper by paper), then the list of N
@@ -9,13 +9,18 @@ generated records (`first`), then that list edited in place (`reload`: 5% of tit
 2% of records dropped, 2% new ones added, every other record the same). Prints the CPU time
 (process time of this process, where `--workers 1` transforms and writes) of the `first` and
 `reload` runs, median over repeats. Run it from a checkout of each revision to compare (set
-PYTHONPATH to that checkout). Asserts nothing.
+PYTHONPATH to that checkout). `--profile` runs the loads under cProfile and prints, per run,
+the time spent inside the change log's entry points (etl/load/changes.py) beside the run's
+total: the events' own cost, which the noise of whole-run timings on a busy machine hides.
+Asserts nothing.
 """
 
 from __future__ import annotations
 
 import argparse
+import cProfile
 import json
+import pstats
 import statistics
 import tempfile
 import time
@@ -40,11 +45,38 @@ def edited(records: list[str], n_new: int, seed_records: list[str]) -> list[str]
     return out + seed_records[:n_new]
 
 
-def timed_run(paths: list[Path], url: str) -> float:
+ENTRY_POINTS = (
+    "__init__",
+    "papers_added",
+    "before_update",
+    "after_update",
+    "before_finish",
+    "after_finish",
+    "record_run_start",
+    "record_removals",
+)
+
+
+def timed_run(paths: list[Path], url: str, profiled: bool) -> float:
+    options = RunOptions(paths=tuple(str(p) for p in paths), database_url=url, workers=1)
+    profile = cProfile.Profile() if profiled else None
     tick = time.process_time()
-    report = run(RunOptions(paths=tuple(str(p) for p in paths), database_url=url, workers=1))
+    if profile is not None:
+        profile.enable()
+    report = run(options)
+    if profile is not None:
+        profile.disable()
+    took = time.process_time() - tick
     assert report.status == "succeeded", report.status
-    return time.process_time() - tick
+    if profile is not None:
+        stats = pstats.Stats(profile).stats  # type: ignore[attr-defined]
+        inside = sum(
+            cumulative
+            for (path, _, name), (_, _, _, cumulative, _) in stats.items()
+            if path.endswith("etl/load/changes.py") and name in ENTRY_POINTS
+        )
+        print(f"  change log {inside:.3f} s of {took:.2f} s (under cProfile)")
+    return took
 
 
 def main() -> int:
@@ -53,6 +85,7 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--repeats", type=int, default=1)
     parser.add_argument("--database-url", help="a PostgreSQL database (emptied first)")
+    parser.add_argument("--profile", action="store_true")
     args = parser.parse_args()
     records = dataset(args.n, args.seed).read_text("utf-8").splitlines()
     others = dataset(args.n // 10, args.seed + 1).read_text("utf-8").splitlines()
@@ -67,10 +100,10 @@ def main() -> int:
             url = args.database_url or f"sqlite:///{folder}/bench.db"
             if args.database_url:
                 _empty_postgres(url)
-            timed_run([other], url)
-            times["first"].append(timed_run([other, listed], url))
+            timed_run([other], url, args.profile)
+            times["first"].append(timed_run([other, listed], url, args.profile))
             listed.write_text("\n".join(edited(records, args.n // 50, extra)) + "\n", "utf-8")
-            times["reload"].append(timed_run([other, listed], url))
+            times["reload"].append(timed_run([other, listed], url, args.profile))
     for name, values in times.items():
         shown = ", ".join(f"{v:.2f}" for v in values)
         print(f"{name}: {statistics.median(values):.2f} s CPU (median of {shown})")

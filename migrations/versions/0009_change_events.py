@@ -7,9 +7,11 @@ Create Date: 2026-12-01
 
 The loader records them in the same transaction as the change. They hang off the run (deleted
 with it) and not off the paper: a removed paper's events stay, readable by its id and label.
-The new views that read this table are created at the head, as every view is.
+The new views that read this table are created at the head, as every view is; a downgrade
+drops them first.
 """
 
+import re
 from collections.abc import Sequence
 
 import sqlalchemy as sa
@@ -84,6 +86,46 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
+    drop_views_reading("change_events")
     op.drop_index(op.f("ix_change_events_paper_id"), table_name="change_events")
     op.drop_index(op.f("ix_change_events_run_id"), table_name="change_events")
     op.drop_table("change_events")
+
+
+def drop_views_reading(*tables: str) -> None:
+    """Drop the views the database holds that read these tables, directly or through other
+    views, as its catalog lists them (a copy frozen with this revision: never edit)."""
+    bind = op.get_bind()
+    if bind.dialect.name == "postgresql":
+        rows = bind.exec_driver_sql(
+            "WITH RECURSIVE reading(oid) AS ("
+            " SELECT r.ev_class FROM pg_depend d JOIN pg_rewrite r ON r.oid = d.objid"
+            " WHERE r.ev_class <> d.refobjid AND d.refobjid IN (SELECT c.oid FROM pg_class c"
+            " WHERE c.relname = ANY(%s) AND c.relnamespace = to_regnamespace(current_schema()))"
+            " UNION SELECT r.ev_class FROM reading JOIN pg_depend d ON d.refobjid = reading.oid"
+            " JOIN pg_rewrite r ON r.oid = d.objid WHERE r.ev_class <> d.refobjid)"
+            " SELECT DISTINCT c.relname FROM pg_class c JOIN reading ON reading.oid = c.oid"
+            " WHERE c.relkind = 'v'",
+            (list(tables),),
+        ).all()
+        for (name,) in rows:
+            bind.exec_driver_sql(f'DROP VIEW IF EXISTS "{name}" CASCADE')
+        return
+    views = dict(
+        bind.exec_driver_sql("SELECT name, sql FROM sqlite_master WHERE type = 'view'").all()
+    )
+    read = set(tables)
+    dropped: set[str] = set()
+    while True:
+        found = {
+            name
+            for name, sql in views.items()
+            if name not in dropped
+            and any(re.search(rf"\b{re.escape(table)}\b", sql or "", re.I) for table in read)
+        }
+        if not found:
+            break
+        dropped |= found
+        read |= found
+    for name in sorted(dropped):
+        bind.exec_driver_sql(f'DROP VIEW IF EXISTS "{name}"')
