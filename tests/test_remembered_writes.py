@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from etl.load import known, schema
+from etl.load.database import create_db_engine, upgrade_to_head
 from etl.pipeline import RunOptions, run
 from tests.corpus import abstract
 
@@ -112,3 +114,46 @@ def test_remembering_writes_gives_the_database_reading_them_back_gives(
         assert remembered[name] == read_back[name], name
     counts = {name: len(read_back[name]) for name in ("papers", "authors", "links", "methods")}
     assert counts["papers"] > 100 and min(counts.values()) > 0
+
+
+def test_a_run_past_the_memory_bound_forgets_and_gives_the_same_database(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With a bound of 150 rows the run forgets in its first file, mid-transaction, and asks
+    the database from then on: the tables are those of a run that never remembered."""
+    monkeypatch.setattr(known, "REMEMBERED_ROWS", 150)
+    folder = tmp_path / "in"
+    write_corpus(folder)
+    snapshots = {}
+    for remember in (True, False):
+        database = tmp_path / f"remember-{remember}.db"
+        options = RunOptions(
+            paths=(str(folder),),
+            database_url=f"sqlite:///{database}",
+            batch_size=8,
+            remember_writes=remember,
+        )
+        assert run(options).papers_inserted > 100
+        snapshots[remember] = tables(database)
+    assert snapshots[True] == snapshots[False]
+
+
+def test_remembered_rows_stop_at_their_bound_and_ask_the_database(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(known, "REMEMBERED_ROWS", 100)
+    engine = create_db_engine(f"sqlite:///{tmp_path / 'papers.db'}")
+    upgrade_to_head(engine)
+    try:
+        with engine.begin() as connection:
+            memory = known.RememberedRows.start(connection)
+            assert memory is not None
+            name, author_id = schema.authors.c.name, schema.authors.c.id
+            memory.wrote_lookups(name, {f"Author {i}": i for i in range(100)})
+            assert memory.active and memory.lookup(connection, name, author_id, ["Author 7"])
+            memory.wrote_lookups(name, {"Author 100": 100})  # the 101st row
+            assert not memory.active
+            # Asked from then on, the database (which holds no such author) answers.
+            assert memory.lookup(connection, name, author_id, ["Author 7"]) == {}
+    finally:
+        engine.dispose()

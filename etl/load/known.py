@@ -7,6 +7,9 @@ every other writer out): everything the writer could find there, this run wrote,
 what it wrote in memory and answers from there, with the answers the database would give. The
 rows themselves are written exactly as before. A source whose transaction rolls back took its
 rows with it: the run then calls `forget`, and every later question goes to the database.
+Memory is bounded: past `REMEMBERED_ROWS` rows remembered the run forgets as well, and the rest
+of it asks the database, as every later run does (a fresh run's memory would otherwise grow
+with its papers: over a gigabyte for a million records).
 """
 
 from __future__ import annotations
@@ -31,6 +34,10 @@ class StoredPaper(NamedTuple):
     pk: int  # papers.pk, its row number
     content_hash: str
 
+
+# Rows (papers, identity keys, lookup rows) a fresh run remembers at most: about 50 MB
+# (benchmarks/HISTORY.md). The database answers the same questions a little more slowly.
+REMEMBERED_ROWS = 400_000
 
 # The lookup maps a run remembers: (key column, id column) pairs the writer resolves.
 REMEMBERED_LOOKUPS = (
@@ -173,6 +180,7 @@ class RememberedRows(StoredRows):
     def wrote_papers(self, papers: Mapping[str, StoredPaper]) -> None:
         if self.active:
             self._papers.update(papers)
+            self._bound()
 
     def wrote_keys(self, keys: Iterable[tuple[str, str]]) -> None:
         if not self.active:
@@ -194,6 +202,7 @@ class RememberedRows(StoredRows):
                 for title in held:
                     if title.startswith("title:"):
                         self._bare[title].remove(pid)
+        self._bound()
 
     def _hold(self, owners_by_key: dict[str, list[str]], key: str, pid: str) -> None:
         """List the paper among the holders of the key, in row-number order."""
@@ -208,6 +217,15 @@ class RememberedRows(StoredRows):
     def wrote_lookups(self, key: Column[Any], ids: Mapping[Any, Any]) -> None:
         if self.active:
             self._lookups[_name(key)].update(ids)
+            self._bound()
+
+    def _bound(self) -> None:
+        """Forget everything once more than REMEMBERED_ROWS rows are remembered: what was
+        written is in the database (this run's transaction included), which answers from then
+        on."""
+        held = len(self._papers) + len(self._owners) + sum(map(len, self._lookups.values()))
+        if held > REMEMBERED_ROWS:
+            self.forget()
 
     def _row_number(self, paper_id: str) -> int:
         return self._papers[paper_id].pk
