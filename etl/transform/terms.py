@@ -258,20 +258,28 @@ class _Reader:
 
     def search(self, cue: Cue, start: int, end: int) -> re.Match[str] | None:
         """The cue's first match in text[start:end], if one of its keys occurs there."""
-        positions = self.keys_at.get(cue)
-        if not positions:
-            return None
-        first = bisect_left(positions, start)
-        if first == len(positions) or positions[first] >= end:
+        if not self.holds_key(cue, start, end):
             return None
         return cue.pattern.search(self.lowered, start, end)
+
+    def holds_key(self, cue: Cue, start: int, end: int) -> bool:
+        """Whether one of the cue's keys occurs in text[start:end]."""
+        positions = self.keys_at.get(cue)
+        if not positions:
+            return False
+        first = bisect_left(positions, start)
+        return first < len(positions) and positions[first] < end
 
     def clauses(self, start: int, end: int, factor: float, stated: int) -> None:
         """The clauses of text[start:end], each weighed by `factor`, and by IN_CONTRIBUTION
         up to the one holding position `stated` (where the contribution's verb ends): the
         clauses after it say how the contribution works, not what it is about."""
+        # a sentence holding no key of a discounting cue holds no cue in any clause: each
+        # clause is then one piece (most sentences)
+        cued = self.holds_key(NEGATION, start, end) or self.holds_key(EXAMPLE, start, end)
+        read = self.clause if cued else self.add
         for clause_end in [m.start() for m in CLAUSE_RE.finditer(self.text, start, end)] + [end]:
-            self.clause(start, clause_end, factor * IN_CONTRIBUTION if start < stated else factor)
+            read(start, clause_end, factor * IN_CONTRIBUTION if start < stated else factor)
             start = clause_end
 
     def clause(self, start: int, end: int, factor: float) -> None:
