@@ -84,7 +84,7 @@ class Settings:
     topic_c: float = 0.5  # the topic heads' SVM C
     task_c: float = 0.5  # the task heads' SVM C
     balanced: bool = True  # class weights inversely proportional to each label's frequency
-    idf: bool = False  # each feature weighted by its inverse document frequency
+    idf: bool = True  # each feature weighted by its inverse document frequency
     min_task_docs: int = 4  # a task gets a head when readers named it this often
     min_feature_docs: int = 2  # a feature is kept when this many abstracts have it
     rerank_c: float = 1.0  # the re-rankers' logistic C
