@@ -38,10 +38,9 @@ def scores(
 # topics F1 of the term rules before topics were weighed by where their terms stand: no set
 # may drop below
 TOPIC_FLOORS = {"seeds.jsonl": 0.851, "unseen.jsonl": 0.894, "fresh.jsonl": 0.879}
-# topics F1 of the shipped tagger (tests/gold/README.md): it reads these made-up, term-rich
-# abstracts less well than the rules do, and real ones better. The idf-weighted model traded
-# two seed topics (0.848 -> 0.812) for unseen (0.723 -> 0.731) and fresh (0.806 -> 0.839).
-TAGGER_TOPIC_FLOORS = {"seeds.jsonl": 0.81, "unseen.jsonl": 0.73, "fresh.jsonl": 0.83}
+# topics F1 of the learned tagger when it was first trained (tests/gold/README.md): it reads
+# these made-up, term-rich abstracts less well than the rules do, and real ones better
+TAGGER_TOPIC_FLOORS = {"seeds.jsonl": 0.83, "unseen.jsonl": 0.69, "fresh.jsonl": 0.79}
 
 
 @pytest.mark.parametrize("name", ["seeds.jsonl", "unseen.jsonl", "fresh.jsonl"])

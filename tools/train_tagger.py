@@ -11,7 +11,7 @@ but `--cache FILE`: a local pickle of each abstract's features and the rules' ev
 and word pairs of the texts: keep it out of the repository), read back when the gold files,
 taxonomy and code are unchanged, so that trying `--set` values with `--cv-only` takes seconds
 for the re-rankers and a few minutes for the heads instead of reading every text again.
-Held-out and final sets (`real-test*`, `real-final*`) are refused: they measure the model.
+Held-out and final sets (`real-test*`, `real-heldout*`, `real-final*`) are refused: they measure the model.
 
 What it does (deterministic for a seed):
 
@@ -73,7 +73,7 @@ DEFAULT_GOLD = [
     "tests/gold/real-dev-a.jsonl",
     "tests/gold/real-dev-b.jsonl",
 ]
-RESERVED = ("real-test", "real-final")
+RESERVED = ("real-test", "real-final", "real-heldout")
 FOLDS = 5
 
 
@@ -84,7 +84,7 @@ class Settings:
     topic_c: float = 0.5  # the topic heads' SVM C
     task_c: float = 0.5  # the task heads' SVM C
     balanced: bool = True  # class weights inversely proportional to each label's frequency
-    idf: bool = True  # each feature weighted by its inverse document frequency
+    idf: bool = False  # each feature weighted by its inverse document frequency (`--set idf=true`)
     min_task_docs: int = 4  # a task gets a head when readers named it this often
     min_feature_docs: int = 2  # a feature is kept when this many abstracts have it
     rerank_c: float = 1.0  # the re-rankers' logistic C
