@@ -39,6 +39,9 @@ ARCHIVE_SUFFIXES = {".zip"}
 # hostile frame cannot make the decompressor hold gigabytes.
 ZSTD_MAX_WINDOW = 1 << 27
 CHUNK = 1 << 16
+# A zip entry's general-purpose flag bit saying it is encrypted (zipfile would raise
+# RuntimeError asking for a password).
+ENCRYPTED_FLAG = 0x1
 DAMAGED = (
     OSError,
     EOFError,
@@ -135,7 +138,7 @@ def _open_content(location: str) -> BinaryIO:
     else:
         handle = _open_member(archive, member)
     try:
-        kind = compression_of(_peek(handle))
+        kind = compression_of(_peek(handle, location))
         if kind == "zip" and member is not None:
             raise SourceError(location, "a zip archive inside a zip archive is not read")
         if kind == "zip":  # discovery lists a readable archive's members instead
@@ -152,14 +155,20 @@ def _open_member(archive: str, member: str) -> BinaryIO:
         container = zipfile.ZipFile(archive)
     except (zipfile.BadZipFile, OSError) as exc:
         raise SourceError(archive, f"not a readable zip archive: {exc}") from exc
+    location = member_location(Path(archive), member)
     try:
+        if container.getinfo(member).flag_bits & ENCRYPTED_FLAG:
+            raise SourceError(location, "the member is encrypted (password-protected): not read")
         opened = container.open(member)
+    except SourceError:
+        container.close()
+        raise
     except KeyError as exc:
         container.close()
-        raise SourceError(member_location(Path(archive), member), "no such member") from exc
+        raise SourceError(location, "no such member") from exc
     except (*DAMAGED,) as exc:
         container.close()
-        raise SourceError(member_location(Path(archive), member), f"cannot open: {exc}") from exc
+        raise SourceError(location, f"cannot open: {exc}") from exc
     return _ClosingMember(opened, container)  # type: ignore[arg-type, return-value]
 
 
@@ -190,10 +199,14 @@ class _ClosingMember(io.BufferedIOBase):
             super().close()
 
 
-def _peek(handle: BinaryIO) -> bytes:
-    """The first bytes of a stream, the stream rewound."""
-    head = handle.read(8)
-    handle.seek(0)
+def _peek(handle: BinaryIO, location: str) -> bytes:
+    """The first bytes of a stream, the stream rewound. Reading a small zip member checks its
+    CRC already, so damage found here is the source's failure too."""
+    try:
+        head = handle.read(8)
+        handle.seek(0)
+    except DAMAGED as exc:
+        raise SourceError(location, f"the compressed data is damaged: {exc}") from exc
     return head
 
 

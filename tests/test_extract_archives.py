@@ -1,0 +1,66 @@
+"""Hostile compressed inputs and zip archives: each fails (or is listed) alone, named, and the
+rest of the run loads."""
+
+from __future__ import annotations
+
+import json
+import zipfile
+from pathlib import Path
+
+from tests.conftest import load
+
+GOOD = b'{"title": "A fine paper on graphs", "abstract": "We study graphs."}\n'
+
+
+def _jsonl(count: int, prefix: str = "Paper") -> bytes:
+    rows = (
+        {"title": f"{prefix} number {i} on sparse graphs", "abstract": f"Abstract {i}."}
+        for i in range(count)
+    )
+    return "".join(json.dumps(r) + "\n" for r in rows).encode()
+
+
+def _statuses(report) -> dict[str, tuple[str, str]]:  # type: ignore[no-untyped-def]
+    return {Path(s.path).name: (s.status, s.message or "") for s in report.sources}
+
+
+def _patch(data: bytes, signature: bytes, offset: int, value: int) -> bytes:
+    """Set one byte at `offset` past every occurrence of a zip header signature."""
+    out = bytearray(data)
+    at = out.find(signature)
+    while at >= 0:
+        out[at + offset] |= value
+        at = out.find(signature, at + 1)
+    return bytes(out)
+
+
+def test_a_zip_member_with_a_bad_crc_fails_alone_and_named(db_url: str, tmp_path: Path) -> None:
+    archive = tmp_path / "dump.zip"
+    with zipfile.ZipFile(archive, "w", zipfile.ZIP_STORED) as handle:
+        handle.writestr("good.jsonl", GOOD)
+        handle.writestr("bad.jsonl", _jsonl(2, "Damaged"))
+    data = archive.read_bytes()
+    at = data.index(b"Damaged number 1")
+    archive.write_bytes(data[:at] + b"X" + data[at + 1 :])  # the stored CRC no longer matches
+    report = load(db_url, archive)
+    by_name = _statuses(report)
+    assert by_name["good.jsonl"][0] == "loaded"
+    assert by_name["bad.jsonl"][0] == "failed"
+    assert "CRC" in by_name["bad.jsonl"][1]
+    assert report.papers_inserted == 1
+
+
+def test_an_encrypted_zip_member_fails_alone_and_named(db_url: str, tmp_path: Path) -> None:
+    archive = tmp_path / "dump.zip"
+    with zipfile.ZipFile(archive, "w", zipfile.ZIP_STORED) as handle:
+        handle.writestr("enc.jsonl", _jsonl(2, "Secret"))
+    plain = tmp_path / "plain.jsonl"
+    plain.write_bytes(GOOD)
+    # Mark the member encrypted (flag bit 0) in its local and central headers.
+    data = _patch(archive.read_bytes(), b"PK\x03\x04", 6, 0x1)
+    archive.write_bytes(_patch(data, b"PK\x01\x02", 8, 0x1))
+    report = load(db_url, archive, plain)
+    by_name = _statuses(report)
+    assert by_name["plain.jsonl"][0] == "loaded"
+    assert by_name["enc.jsonl"][0] == "failed"
+    assert "encrypted" in by_name["enc.jsonl"][1]
