@@ -3,10 +3,17 @@ rest of the run loads."""
 
 from __future__ import annotations
 
+import gzip
 import json
+import re
 import zipfile
 from pathlib import Path
 
+import pytest
+import zstandard
+
+from etl import extract
+from etl.errors import SourceError
 from tests.conftest import load
 
 GOOD = b'{"title": "A fine paper on graphs", "abstract": "We study graphs."}\n'
@@ -64,3 +71,27 @@ def test_an_encrypted_zip_member_fails_alone_and_named(db_url: str, tmp_path: Pa
     assert by_name["plain.jsonl"][0] == "loaded"
     assert by_name["enc.jsonl"][0] == "failed"
     assert "encrypted" in by_name["enc.jsonl"][1]
+
+
+def test_a_zstd_file_cut_inside_a_frame_fails_as_damaged(db_url: str, tmp_path: Path) -> None:
+    whole = zstandard.ZstdCompressor().compress(_jsonl(3000))
+    cut = tmp_path / "cut.jsonl.zst"
+    cut.write_bytes(whole[: len(whole) * 2 // 3])
+    frames = tmp_path / "frames.jsonl.zst"  # two whole frames, one after the other
+    frames.write_bytes(zstandard.ZstdCompressor().compress(GOOD) * 2)
+    report = load(db_url, cut, frames)
+    by_name = _statuses(report)
+    assert by_name["frames.jsonl.zst"][0] == "loaded"
+    assert by_name["cut.jsonl.zst"][0] == "failed"
+    assert "truncated" in by_name["cut.jsonl.zst"][1]
+    assert report.papers_inserted == 1
+
+
+def test_a_cut_gzip_file_names_the_content_offset_reached(tmp_path: Path) -> None:
+    path = tmp_path / "cut.jsonl.gz"
+    whole = gzip.compress(_jsonl(20000), compresslevel=1)
+    path.write_bytes(whole[: len(whole) // 2])
+    with pytest.raises(SourceError, match="damaged after") as caught:
+        extract.fingerprint(path)
+    reached = int(re.search(r"after ([\d,]+) bytes", str(caught.value)).group(1).replace(",", ""))  # type: ignore[union-attr]
+    assert reached > 100_000

@@ -219,9 +219,102 @@ def _decompressor(kind: str, handle: BinaryIO) -> BinaryIO:
     if kind == "xz":
         return lzma.LZMAFile(handle)  # type: ignore[return-value]
     reader = zstandard.ZstdDecompressor(max_window_size=ZSTD_MAX_WINDOW).stream_reader(
-        handle, read_across_frames=True, closefd=True
+        _FramesChecked(handle), read_across_frames=True, closefd=True
     )
     return reader
+
+
+class _FramesChecked(io.RawIOBase):
+    """Compressed zstandard bytes passed through to the decompressor, their frames followed:
+    the zstandard reader takes input ending inside a frame for the end of the content, so a
+    cut file would load part of its records as if whole. Reading past the end then raises."""
+
+    def __init__(self, handle: BinaryIO) -> None:
+        self.handle = handle
+        self.frames = _ZstdFrames()
+
+    def readable(self) -> bool:
+        return True
+
+    def read(self, size: int = -1) -> bytes:  # type: ignore[override]
+        data = self.handle.read(size)
+        if data:
+            self.frames.feed(data)
+        elif not self.frames.complete:
+            raise zstandard.ZstdError("the input ends inside a frame: the file is truncated")
+        return data
+
+    def close(self) -> None:
+        self.handle.close()
+        super().close()
+
+
+class _ZstdFrames:
+    """Where zstandard frames start and end in a stream of their bytes, from the headers of
+    frames and blocks (RFC 8878), without decompressing: bytes are counted, never kept."""
+
+    ZSTD_MAGIC = 0xFD2FB528
+    SKIPPABLE_MAGIC = 0x184D2A50  # the low four bits are free
+
+    def __init__(self) -> None:
+        self.skip = 0  # bytes to pass over before the next header
+        self.held = b""  # a header's bytes so far
+        self.wanted = 4
+        self.step: Callable[[int], None] | None = self._magic
+        self.checksum = False
+
+    @property
+    def complete(self) -> bool:
+        """Whether the bytes so far end between frames (or are not zstandard frames at all,
+        which the decompressor reports itself)."""
+        return self.step is None or (self.step == self._magic and not self.held and not self.skip)
+
+    def feed(self, data: bytes) -> None:
+        view = memoryview(data)
+        while view and self.step is not None:
+            if self.skip:
+                passed = min(self.skip, len(view))
+                self.skip -= passed
+                view = view[passed:]
+                continue
+            taken = self.wanted - len(self.held)
+            self.held += bytes(view[:taken])
+            view = view[taken:]
+            if len(self.held) == self.wanted:
+                header, self.held = int.from_bytes(self.held, "little"), b""
+                self.step(header)
+
+    def _expect(self, size: int, step: Callable[[int], None]) -> None:
+        self.wanted, self.step = size, step
+
+    def _magic(self, magic: int) -> None:
+        if magic == self.ZSTD_MAGIC:
+            self._expect(1, self._descriptor)
+        elif magic & ~0xF == self.SKIPPABLE_MAGIC:
+            self._expect(4, self._skippable)
+        else:
+            self.step = None  # not a frame: the decompressor says so
+
+    def _skippable(self, size: int) -> None:
+        self.skip = size
+        self._expect(4, self._magic)
+
+    def _descriptor(self, descriptor: int) -> None:
+        single_segment = descriptor >> 5 & 1
+        content_size = (single_segment, 2, 4, 8)[descriptor >> 6]
+        dictionary = (0, 1, 2, 4)[descriptor & 3]
+        self.checksum = bool(descriptor >> 2 & 1)
+        self.skip = (1 - single_segment) + dictionary + content_size  # window, ids, size
+        self._expect(3, self._block)
+
+    def _block(self, header: int) -> None:
+        kind, size = header >> 1 & 3, header >> 3
+        self.skip = 1 if kind == 1 else size  # an RLE block holds one byte
+        if header & 1:  # the frame's last block
+            self.skip += 4 * self.checksum
+            self._expect(4, self._magic)
+        else:
+            self._expect(3, self._block)
 
 
 class _Decompressed(io.RawIOBase):
@@ -266,7 +359,9 @@ class _Decompressed(io.RawIOBase):
     def readinto(self, buffer: memoryview) -> int:  # type: ignore[override]
         assert self.stream is not None
         try:
-            data = self.stream.read(len(buffer))
+            # At most a chunk at a time: a failing read loses what it decompressed, and the
+            # offset named then is where the last whole chunk ended.
+            data = self.stream.read(min(len(buffer), CHUNK))
         except SourceError:
             raise
         except DAMAGED as exc:
