@@ -219,7 +219,9 @@ def _decompressor(kind: str, handle: BinaryIO) -> BinaryIO:
     if kind == "xz":
         return lzma.LZMAFile(handle)  # type: ignore[return-value]
     reader = zstandard.ZstdDecompressor(max_window_size=ZSTD_MAX_WINDOW).stream_reader(
-        _FramesChecked(handle), read_across_frames=True, closefd=True
+        _FramesChecked(handle),  # type: ignore[arg-type]
+        read_across_frames=True,
+        closefd=True,
     )
     return reader
 
@@ -236,7 +238,7 @@ class _FramesChecked(io.RawIOBase):
     def readable(self) -> bool:
         return True
 
-    def read(self, size: int = -1) -> bytes:  # type: ignore[override]
+    def read(self, size: int = -1) -> bytes:
         data = self.handle.read(size)
         if data:
             self.frames.feed(data)
