@@ -95,3 +95,20 @@ def test_a_cut_gzip_file_names_the_content_offset_reached(tmp_path: Path) -> Non
         extract.fingerprint(path)
     reached = int(re.search(r"after ([\d,]+) bytes", str(caught.value)).group(1).replace(",", ""))  # type: ignore[union-attr]
     assert reached > 100_000
+
+
+@pytest.mark.filterwarnings("ignore:Duplicate name")
+def test_zip_members_leading_out_or_named_twice_are_listed(db_url: str, tmp_path: Path) -> None:
+    archive = tmp_path / "dump.zip"
+    with zipfile.ZipFile(archive, "w") as handle:
+        handle.writestr("../../escape.jsonl", _jsonl(1, "Escaping"))
+        handle.writestr("twice.jsonl", _jsonl(1, "First"))
+        handle.writestr("twice.jsonl", _jsonl(1, "Second"))
+    found = extract.discover_all([str(archive)])
+    skipped = {str(path).split("!/")[1]: why for path, why in found.skipped}
+    assert "'..'" in skipped["../../escape.jsonl"]
+    assert "2 members have this name" in skipped["twice.jsonl"]
+    assert [str(p).split("!/")[1] for p in found.files] == ["twice.jsonl"]
+    report = load(db_url, archive)
+    assert report.papers_inserted == 1
+    assert not (tmp_path.parent.parent / "escape.jsonl").exists()

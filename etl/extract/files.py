@@ -11,6 +11,7 @@ import os
 import re
 import stat
 import zipfile
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -108,11 +109,17 @@ def _members(
     except SourceError:
         found.append(archive)  # it fails alone, with its reason, when it is read
         return
-    for name in names:
+    counts = Counter(names)
+    for name in dict.fromkeys(names):
         location = member_location(archive, name)
         member = Path(location)
+        if counts[name] > 1:  # zipfile opens the last of them by that name
+            why = f"{counts[name]} members have this name: only the last is read"
+            skipped.append((member, why))
         if str(member) != location:  # `./x`, `a//b`: a path would not name it
             skipped.append((member, f"a member name that cannot be addressed: {name!r}"))
+        elif ".." in Path(name).parts:  # never read as a path, but the name would mislead
+            skipped.append((member, "a member name leading out of the archive ('..'): not read"))
         elif any(part.startswith(".") for part in Path(name).parts):
             continue  # hidden, as in a folder
         elif content_suffix(name) in FORMATS_BY_SUFFIX:
