@@ -112,3 +112,12 @@ def test_zip_members_leading_out_or_named_twice_are_listed(db_url: str, tmp_path
     report = load(db_url, archive)
     assert report.papers_inserted == 1
     assert not (tmp_path.parent.parent / "escape.jsonl").exists()
+
+
+def test_a_folder_named_with_a_bang_beside_a_file_is_a_folder(db_url: str, tmp_path: Path) -> None:
+    (tmp_path / "x").write_bytes(b"not a zip")
+    (tmp_path / "x!").mkdir()
+    (tmp_path / "x!" / "data.jsonl").write_bytes(GOOD)
+    report = load(db_url, tmp_path / "x!")
+    assert [(s.status, s.message) for s in report.sources] == [("loaded", None)]
+    assert report.papers_inserted == 1

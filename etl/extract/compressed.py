@@ -54,8 +54,12 @@ DAMAGED = (
 
 
 def split_member(location: str) -> tuple[str, str | None]:
-    """(archive path, member name) for `ARCHIVE!/MEMBER`; (location, None) for a plain path."""
+    """(archive path, member name) for `ARCHIVE!/MEMBER`; (location, None) for a plain path.
+    A path that exists as given is plain, even with `!/` in it (a folder named `x!` beside a
+    file `x`)."""
     start = 0
+    if MEMBER_SEPARATOR in location and os.path.lexists(location):
+        return location, None
     while (at := location.find(MEMBER_SEPARATOR, start)) >= 0:
         archive = location[:at]
         if os.path.isfile(archive):
