@@ -3,6 +3,7 @@ rest of the run loads."""
 
 from __future__ import annotations
 
+import codecs
 import gzip
 import json
 import re
@@ -14,7 +15,7 @@ import zstandard
 
 from etl import extract
 from etl.errors import SourceError
-from tests.conftest import load
+from tests.conftest import fetch, load
 
 GOOD = b'{"title": "A fine paper on graphs", "abstract": "We study graphs."}\n'
 
@@ -121,3 +122,17 @@ def test_a_folder_named_with_a_bang_beside_a_file_is_a_folder(db_url: str, tmp_p
     report = load(db_url, tmp_path / "x!")
     assert [(s.status, s.message) for s in report.sources] == [("loaded", None)]
     assert report.papers_inserted == 1
+
+
+def test_a_utf32_file_with_its_byte_order_mark_is_read_as_utf32(
+    db_url: str, tmp_path: Path
+) -> None:
+    text = "title,abstract\nÉtude des graphes épars,Nous étudions les graphes.\n"
+    plain = tmp_path / "u32.csv"
+    plain.write_bytes(text.encode("utf-32"))  # little-endian, FF FE 00 00 first
+    packed = tmp_path / "u32be.csv.gz"
+    packed.write_bytes(gzip.compress(codecs.BOM_UTF32_BE + text.encode("utf-32-be")))
+    report = load(db_url, plain, packed)
+    assert {s.status for s in report.sources} == {"loaded"}
+    titles = fetch(db_url, "SELECT title FROM papers")
+    assert titles == [("Étude des graphes épars",)]

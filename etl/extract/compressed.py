@@ -39,6 +39,8 @@ ARCHIVE_SUFFIXES = {".zip"}
 # hostile frame cannot make the decompressor hold gigabytes.
 ZSTD_MAX_WINDOW = 1 << 27
 CHUNK = 1 << 16
+# Codecs whose text holds NUL bytes (a byte-order mark names them), with their names.
+WIDE_ENCODINGS = {"utf-16": "UTF-16", "utf-32": "UTF-32"}
 # A zip entry's general-purpose flag bit saying it is encrypted (zipfile would raise
 # RuntimeError asking for a password).
 ENCRYPTED_FLAG = 0x1
@@ -385,7 +387,7 @@ class _Decompressed(io.RawIOBase):
     def _check(self, data: bytes) -> None:
         """Raise SourceError at a NUL byte or at bytes that are not valid text."""
         assert self.decoder is not None
-        if self.encoding != "utf-16" and b"\x00" in data:
+        if self.encoding not in WIDE_ENCODINGS and b"\x00" in data:
             at = self.offset + data.index(b"\x00")
             raise SourceError(self.location, f"looks like a binary file (NUL byte at offset {at})")
         try:
@@ -393,7 +395,7 @@ class _Decompressed(io.RawIOBase):
         except UnicodeDecodeError as exc:
             at = self.offset + exc.start - (len(exc.object) - len(data))
             bad = exc.object[exc.start : exc.start + 1]
-            name = "UTF-16" if self.encoding == "utf-16" else "UTF-8"
+            name = WIDE_ENCODINGS.get(self.encoding or "", "UTF-8")
             raise SourceError(
                 self.location,
                 f"not valid {name} text: byte 0x{bad.hex()} at offset {at} of the "
