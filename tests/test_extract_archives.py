@@ -7,6 +7,7 @@ import codecs
 import gzip
 import json
 import re
+import time
 import zipfile
 from pathlib import Path
 
@@ -136,3 +137,23 @@ def test_a_utf32_file_with_its_byte_order_mark_is_read_as_utf32(
     assert {s.status for s in report.sources} == {"loaded"}
     titles = fetch(db_url, "SELECT title FROM papers")
     assert titles == [("Étude des graphes épars",)]
+
+
+def _fingerprint_members(tmp_path: Path, count: int) -> float:
+    """Seconds to find and fingerprint every member of an archive of `count` members."""
+    archive = tmp_path / f"many{count}.zip"
+    with zipfile.ZipFile(archive, "w") as handle:
+        for number in range(count):
+            handle.writestr(f"list{number:05}.jsonl", GOOD)
+    started = time.perf_counter()
+    for member in extract.discover_all([str(archive)]).files:
+        extract.fingerprint(member)
+    return time.perf_counter() - started
+
+
+def test_an_archive_of_many_members_takes_time_in_proportion(tmp_path: Path) -> None:
+    small = min(_fingerprint_members(tmp_path, 300) for _ in range(3))
+    large = _fingerprint_members(tmp_path, 3000)
+    # Ten times the members: about ten times the time, where reading the archive's directory
+    # again for each member made it about a hundred.
+    assert large < 35 * small, (small, large)

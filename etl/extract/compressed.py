@@ -7,12 +7,14 @@ A zip member is named `ARCHIVE!/MEMBER` (the archive's path, `!/`, the member's 
 
 from __future__ import annotations
 
+import atexit
 import bz2
 import codecs
 import gzip
 import io
 import lzma
 import os
+import threading
 import zipfile
 import zlib
 from collections.abc import Callable
@@ -156,53 +158,46 @@ def _open_content(location: str) -> BinaryIO:
 
 
 def _open_member(archive: str, member: str) -> BinaryIO:
-    """A zip member's (stored or deflated ...) content; the archive closes with it."""
+    """A zip member's (stored or deflated ...) content, from the archive kept open."""
     try:
-        container = zipfile.ZipFile(archive)
+        container = _open_archive(archive)
     except (zipfile.BadZipFile, OSError) as exc:
         raise SourceError(archive, f"not a readable zip archive: {exc}") from exc
     location = member_location(Path(archive), member)
     try:
         if container.getinfo(member).flag_bits & ENCRYPTED_FLAG:
             raise SourceError(location, "the member is encrypted (password-protected): not read")
-        opened = container.open(member)
-    except SourceError:
-        container.close()
-        raise
+        return container.open(member)  # type: ignore[return-value]
     except KeyError as exc:
-        container.close()
         raise SourceError(location, "no such member") from exc
     except (*DAMAGED,) as exc:
-        container.close()
         raise SourceError(location, f"cannot open: {exc}") from exc
-    return _ClosingMember(opened, container)  # type: ignore[arg-type, return-value]
 
 
-class _ClosingMember(io.BufferedIOBase):
-    """A zip member's stream that closes its archive too."""
+# The archive whose members are being read, kept open: reading its central directory again
+# for each member made an archive of N members take N² time. One at a time, per process.
+_OPEN_ARCHIVE: dict[tuple[str, int, int, int, int], zipfile.ZipFile] = {}
+_ARCHIVE_LOCK = threading.Lock()
 
-    def __init__(self, member: BinaryIO, container: zipfile.ZipFile) -> None:
-        self.member = member
-        self.container = container
 
-    def read(self, size: int | None = -1) -> bytes:
-        return self.member.read(-1 if size is None else size)
+def _open_archive(archive: str) -> zipfile.ZipFile:
+    """The archive open for reading members; opened again when its file changed. Members
+    opened from the one closed before still read (zipfile counts the handle's users)."""
+    info = os.stat(archive)
+    key = (archive, os.getpid(), info.st_ino, info.st_size, info.st_mtime_ns)
+    with _ARCHIVE_LOCK:
+        held = _OPEN_ARCHIVE.get(key)
+        if held is None:
+            _close_archives()
+            held = _OPEN_ARCHIVE[key] = zipfile.ZipFile(archive)
+        return held
 
-    def readable(self) -> bool:
-        return True
 
-    def seekable(self) -> bool:
-        return True
-
-    def seek(self, offset: int, whence: int = 0) -> int:
-        return self.member.seek(offset, whence)
-
-    def close(self) -> None:
-        try:
-            self.member.close()
-        finally:
-            self.container.close()
-            super().close()
+@atexit.register
+def _close_archives() -> None:
+    for held in _OPEN_ARCHIVE.values():
+        held.close()
+    _OPEN_ARCHIVE.clear()
 
 
 def _peek(handle: BinaryIO, location: str) -> bytes:
