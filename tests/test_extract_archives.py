@@ -157,3 +157,17 @@ def test_an_archive_of_many_members_takes_time_in_proportion(tmp_path: Path) -> 
     # Ten times the members: about ten times the time, where reading the archive's directory
     # again for each member made it about a hundred.
     assert large < 35 * small, (small, large)
+
+
+def test_an_integer_past_64_bits_in_the_first_json_line_is_read_as_in_later_lines(
+    db_url: str, tmp_path: Path
+) -> None:
+    rows = [
+        {"paperId": "p1", "corpusId": 2**70, "title": "Counting with big numbers", "abstract": "x"},
+        {"paperId": "p2", "corpusId": 2**70, "title": "Graphs with big numbers", "abstract": "y"},
+    ]
+    path = tmp_path / "s2.jsonl"
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    report = load(db_url, path)
+    assert [(s.status, s.records) for s in report.sources] == [("loaded", 2)]
+    assert report.papers_inserted == 2
