@@ -7,12 +7,14 @@ A zip member is named `ARCHIVE!/MEMBER` (the archive's path, `!/`, the member's 
 
 from __future__ import annotations
 
+import atexit
 import bz2
 import codecs
 import gzip
 import io
 import lzma
 import os
+import threading
 import zipfile
 import zlib
 from collections.abc import Callable
@@ -39,6 +41,11 @@ ARCHIVE_SUFFIXES = {".zip"}
 # hostile frame cannot make the decompressor hold gigabytes.
 ZSTD_MAX_WINDOW = 1 << 27
 CHUNK = 1 << 16
+# Codecs whose text holds NUL bytes (a byte-order mark names them), with their names.
+WIDE_ENCODINGS = {"utf-16": "UTF-16", "utf-32": "UTF-32"}
+# A zip entry's general-purpose flag bit saying it is encrypted (zipfile would raise
+# RuntimeError asking for a password).
+ENCRYPTED_FLAG = 0x1
 DAMAGED = (
     OSError,
     EOFError,
@@ -51,8 +58,12 @@ DAMAGED = (
 
 
 def split_member(location: str) -> tuple[str, str | None]:
-    """(archive path, member name) for `ARCHIVE!/MEMBER`; (location, None) for a plain path."""
+    """(archive path, member name) for `ARCHIVE!/MEMBER`; (location, None) for a plain path.
+    A path that exists as given is plain, even with `!/` in it (a folder named `x!` beside a
+    file `x`)."""
     start = 0
+    if MEMBER_SEPARATOR in location and os.path.lexists(location):
+        return location, None
     while (at := location.find(MEMBER_SEPARATOR, start)) >= 0:
         archive = location[:at]
         if os.path.isfile(archive):
@@ -135,7 +146,7 @@ def _open_content(location: str) -> BinaryIO:
     else:
         handle = _open_member(archive, member)
     try:
-        kind = compression_of(_peek(handle))
+        kind = compression_of(_peek(handle, location))
         if kind == "zip" and member is not None:
             raise SourceError(location, "a zip archive inside a zip archive is not read")
         if kind == "zip":  # discovery lists a readable archive's members instead
@@ -147,53 +158,56 @@ def _open_content(location: str) -> BinaryIO:
 
 
 def _open_member(archive: str, member: str) -> BinaryIO:
-    """A zip member's (stored or deflated ...) content; the archive closes with it."""
+    """A zip member's (stored or deflated ...) content, from the archive kept open."""
     try:
-        container = zipfile.ZipFile(archive)
+        container = _open_archive(archive)
     except (zipfile.BadZipFile, OSError) as exc:
         raise SourceError(archive, f"not a readable zip archive: {exc}") from exc
+    location = member_location(Path(archive), member)
     try:
-        opened = container.open(member)
+        if container.getinfo(member).flag_bits & ENCRYPTED_FLAG:
+            raise SourceError(location, "the member is encrypted (password-protected): not read")
+        return container.open(member)  # type: ignore[return-value]
     except KeyError as exc:
-        container.close()
-        raise SourceError(member_location(Path(archive), member), "no such member") from exc
+        raise SourceError(location, "no such member") from exc
     except (*DAMAGED,) as exc:
-        container.close()
-        raise SourceError(member_location(Path(archive), member), f"cannot open: {exc}") from exc
-    return _ClosingMember(opened, container)  # type: ignore[arg-type, return-value]
+        raise SourceError(location, f"cannot open: {exc}") from exc
 
 
-class _ClosingMember(io.BufferedIOBase):
-    """A zip member's stream that closes its archive too."""
-
-    def __init__(self, member: BinaryIO, container: zipfile.ZipFile) -> None:
-        self.member = member
-        self.container = container
-
-    def read(self, size: int | None = -1) -> bytes:
-        return self.member.read(-1 if size is None else size)
-
-    def readable(self) -> bool:
-        return True
-
-    def seekable(self) -> bool:
-        return True
-
-    def seek(self, offset: int, whence: int = 0) -> int:
-        return self.member.seek(offset, whence)
-
-    def close(self) -> None:
-        try:
-            self.member.close()
-        finally:
-            self.container.close()
-            super().close()
+# The archive whose members are being read, kept open: reading its central directory again
+# for each member made an archive of N members take N² time. One at a time, per process.
+_OPEN_ARCHIVE: dict[tuple[str, int, int, int, int], zipfile.ZipFile] = {}
+_ARCHIVE_LOCK = threading.Lock()
 
 
-def _peek(handle: BinaryIO) -> bytes:
-    """The first bytes of a stream, the stream rewound."""
-    head = handle.read(8)
-    handle.seek(0)
+def _open_archive(archive: str) -> zipfile.ZipFile:
+    """The archive open for reading members; opened again when its file changed. Members
+    opened from the one closed before still read (zipfile counts the handle's users)."""
+    info = os.stat(archive)
+    key = (archive, os.getpid(), info.st_ino, info.st_size, info.st_mtime_ns)
+    with _ARCHIVE_LOCK:
+        held = _OPEN_ARCHIVE.get(key)
+        if held is None:
+            _close_archives()
+            held = _OPEN_ARCHIVE[key] = zipfile.ZipFile(archive)
+        return held
+
+
+@atexit.register
+def _close_archives() -> None:
+    for held in _OPEN_ARCHIVE.values():
+        held.close()
+    _OPEN_ARCHIVE.clear()
+
+
+def _peek(handle: BinaryIO, location: str) -> bytes:
+    """The first bytes of a stream, the stream rewound. Reading a small zip member checks its
+    CRC already, so damage found here is the source's failure too."""
+    try:
+        head = handle.read(8)
+        handle.seek(0)
+    except DAMAGED as exc:
+        raise SourceError(location, f"the compressed data is damaged: {exc}") from exc
     return head
 
 
@@ -206,9 +220,104 @@ def _decompressor(kind: str, handle: BinaryIO) -> BinaryIO:
     if kind == "xz":
         return lzma.LZMAFile(handle)  # type: ignore[return-value]
     reader = zstandard.ZstdDecompressor(max_window_size=ZSTD_MAX_WINDOW).stream_reader(
-        handle, read_across_frames=True, closefd=True
+        _FramesChecked(handle),  # type: ignore[arg-type]
+        read_across_frames=True,
+        closefd=True,
     )
     return reader
+
+
+class _FramesChecked(io.RawIOBase):
+    """Compressed zstandard bytes passed through to the decompressor, their frames followed:
+    the zstandard reader takes input ending inside a frame for the end of the content, so a
+    cut file would load part of its records as if whole. Reading past the end then raises."""
+
+    def __init__(self, handle: BinaryIO) -> None:
+        self.handle = handle
+        self.frames = _ZstdFrames()
+
+    def readable(self) -> bool:
+        return True
+
+    def read(self, size: int = -1) -> bytes:
+        data = self.handle.read(size)
+        if data:
+            self.frames.feed(data)
+        elif not self.frames.complete:
+            raise zstandard.ZstdError("the input ends inside a frame: the file is truncated")
+        return data
+
+    def close(self) -> None:
+        self.handle.close()
+        super().close()
+
+
+class _ZstdFrames:
+    """Where zstandard frames start and end in a stream of their bytes, from the headers of
+    frames and blocks (RFC 8878), without decompressing: bytes are counted, never kept."""
+
+    ZSTD_MAGIC = 0xFD2FB528
+    SKIPPABLE_MAGIC = 0x184D2A50  # the low four bits are free
+
+    def __init__(self) -> None:
+        self.skip = 0  # bytes to pass over before the next header
+        self.held = b""  # a header's bytes so far
+        self.wanted = 4
+        self.step: Callable[[int], None] | None = self._magic
+        self.checksum = False
+
+    @property
+    def complete(self) -> bool:
+        """Whether the bytes so far end between frames (or are not zstandard frames at all,
+        which the decompressor reports itself)."""
+        return self.step is None or (self.step == self._magic and not self.held and not self.skip)
+
+    def feed(self, data: bytes) -> None:
+        view = memoryview(data)
+        while view and self.step is not None:
+            if self.skip:
+                passed = min(self.skip, len(view))
+                self.skip -= passed
+                view = view[passed:]
+                continue
+            taken = self.wanted - len(self.held)
+            self.held += bytes(view[:taken])
+            view = view[taken:]
+            if len(self.held) == self.wanted:
+                header, self.held = int.from_bytes(self.held, "little"), b""
+                self.step(header)
+
+    def _expect(self, size: int, step: Callable[[int], None]) -> None:
+        self.wanted, self.step = size, step
+
+    def _magic(self, magic: int) -> None:
+        if magic == self.ZSTD_MAGIC:
+            self._expect(1, self._descriptor)
+        elif magic & ~0xF == self.SKIPPABLE_MAGIC:
+            self._expect(4, self._skippable)
+        else:
+            self.step = None  # not a frame: the decompressor says so
+
+    def _skippable(self, size: int) -> None:
+        self.skip = size
+        self._expect(4, self._magic)
+
+    def _descriptor(self, descriptor: int) -> None:
+        single_segment = descriptor >> 5 & 1
+        content_size = (single_segment, 2, 4, 8)[descriptor >> 6]
+        dictionary = (0, 1, 2, 4)[descriptor & 3]
+        self.checksum = bool(descriptor >> 2 & 1)
+        self.skip = (1 - single_segment) + dictionary + content_size  # window, ids, size
+        self._expect(3, self._block)
+
+    def _block(self, header: int) -> None:
+        kind, size = header >> 1 & 3, header >> 3
+        self.skip = 1 if kind == 1 else size  # an RLE block holds one byte
+        if header & 1:  # the frame's last block
+            self.skip += 4 * self.checksum
+            self._expect(4, self._magic)
+        else:
+            self._expect(3, self._block)
 
 
 class _Decompressed(io.RawIOBase):
@@ -253,7 +362,9 @@ class _Decompressed(io.RawIOBase):
     def readinto(self, buffer: memoryview) -> int:  # type: ignore[override]
         assert self.stream is not None
         try:
-            data = self.stream.read(len(buffer))
+            # At most a chunk at a time: a failing read loses what it decompressed, and the
+            # offset named then is where the last whole chunk ended.
+            data = self.stream.read(min(len(buffer), CHUNK))
         except SourceError:
             raise
         except DAMAGED as exc:
@@ -271,7 +382,7 @@ class _Decompressed(io.RawIOBase):
     def _check(self, data: bytes) -> None:
         """Raise SourceError at a NUL byte or at bytes that are not valid text."""
         assert self.decoder is not None
-        if self.encoding != "utf-16" and b"\x00" in data:
+        if self.encoding not in WIDE_ENCODINGS and b"\x00" in data:
             at = self.offset + data.index(b"\x00")
             raise SourceError(self.location, f"looks like a binary file (NUL byte at offset {at})")
         try:
@@ -279,7 +390,7 @@ class _Decompressed(io.RawIOBase):
         except UnicodeDecodeError as exc:
             at = self.offset + exc.start - (len(exc.object) - len(data))
             bad = exc.object[exc.start : exc.start + 1]
-            name = "UTF-16" if self.encoding == "utf-16" else "UTF-8"
+            name = WIDE_ENCODINGS.get(self.encoding or "", "UTF-8")
             raise SourceError(
                 self.location,
                 f"not valid {name} text: byte 0x{bad.hex()} at offset {at} of the "

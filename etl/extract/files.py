@@ -11,6 +11,7 @@ import os
 import re
 import stat
 import zipfile
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,6 +21,7 @@ from etl.errors import SourceError
 from etl.extract.compressed import (
     ARCHIVE_SUFFIXES,
     STREAM_SUFFIXES,
+    WIDE_ENCODINGS,
     container_stat,
     is_compressed,
     member_location,
@@ -108,11 +110,17 @@ def _members(
     except SourceError:
         found.append(archive)  # it fails alone, with its reason, when it is read
         return
-    for name in names:
+    counts = Counter(names)
+    for name in dict.fromkeys(names):
         location = member_location(archive, name)
         member = Path(location)
+        if counts[name] > 1:  # zipfile opens the last of them by that name
+            why = f"{counts[name]} members have this name: only the last is read"
+            skipped.append((member, why))
         if str(member) != location:  # `./x`, `a//b`: a path would not name it
             skipped.append((member, f"a member name that cannot be addressed: {name!r}"))
+        elif ".." in Path(name).parts:  # never read as a path, but the name would mislead
+            skipped.append((member, "a member name leading out of the archive ('..'): not read"))
         elif any(part.startswith(".") for part in Path(name).parts):
             continue  # hidden, as in a folder
         elif content_suffix(name) in FORMATS_BY_SUFFIX:
@@ -211,8 +219,11 @@ def _walk(folder: Path, found: Discovery) -> None:
 
 
 def detect_encoding(head: bytes) -> str:
-    """The codec for a file: UTF-16 or UTF-8 when a byte-order mark says so, the encoding an
-    XML declaration names, else strict UTF-8."""
+    """The codec for a file: UTF-32, UTF-16 or UTF-8 when a byte-order mark says so, the
+    encoding an XML declaration names, else strict UTF-8. UTF-32's little-endian mark starts
+    with UTF-16's, so it is looked for first."""
+    if head.startswith((codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE)):
+        return "utf-32"
     if head.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
         return "utf-16"
     if match := XML_ENCODING_RE.match(head.removeprefix(codecs.BOM_UTF8)):
@@ -220,7 +231,7 @@ def detect_encoding(head: bytes) -> str:
             name = codecs.lookup(match.group(1).decode("ascii")).name
         except LookupError:
             return "utf-8-sig"  # the XML parser names the unknown encoding
-        if name not in ("utf-8", "utf-16"):
+        if name not in ("utf-8", "utf-16", "utf-32"):
             return name
     return "utf-8-sig"
 
@@ -266,11 +277,11 @@ def _checked_digest(handle: BinaryIO, location: str) -> tuple[str, int, str]:
     size = 0
     head = handle.read(CHUNK)
     encoding = detect_encoding(head)
-    checked = encoding in ("utf-8-sig", "utf-16")  # other codecs: an XML parser decodes
+    checked = encoding in ("utf-8-sig", *WIDE_ENCODINGS)  # other codecs: an XML parser decodes
     decoder = codecs.getincrementaldecoder(encoding)("strict")
     chunk = head
     while chunk:
-        if checked and encoding != "utf-16" and b"\x00" in chunk:
+        if checked and encoding not in WIDE_ENCODINGS and b"\x00" in chunk:
             offset = size + chunk.index(b"\x00")
             raise SourceError(location, f"looks like a binary file (NUL byte at offset {offset})")
         if checked:
@@ -300,11 +311,12 @@ def _decode_checked(
     except UnicodeDecodeError as exc:
         bad = exc.object[exc.start : exc.start + 1]
         at = offset + exc.start - _pending_bytes(decoder, chunk, exc)
-        name = "UTF-16" if encoding == "utf-16" else "UTF-8"
+        name = WIDE_ENCODINGS.get(encoding, "UTF-8")
         raise SourceError(
             str(path),
             f"not valid {name} text: byte 0x{bad.hex()} at offset {at}; "
-            "convert it to UTF-8 (UTF-8 or UTF-16 with a byte-order mark are accepted)",
+            "convert it to UTF-8 (UTF-8, or UTF-16 or UTF-32 with a byte-order mark, are "
+            "accepted)",
         ) from exc
 
 

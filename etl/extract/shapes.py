@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import io
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import ijson
 
@@ -118,12 +119,33 @@ def sniff_json(head: bytes) -> JsonSniff:
     Read from ijson's basic events, with prefixes built here for the first SNIFF_DEPTH
     levels only: ijson's own prefixes grow with the nesting, so a file nested 100,000 levels
     deep would cost gigabytes before its record is rejected (etl.extract.limits)."""
+    sniff, keys, values, overflow = _sniff_events(head, ijson.basic_parse)
+    if overflow:  # the C parser stops at an integer past 64 bits, which Python reads
+        sniff, keys, values, _ = _sniff_events(head, ijson.get_backend("python").basic_parse)
+    sniff.top_keys = keys.get("", set())
+    for prefix in _record_prefixes(sniff):
+        shape = classify(keys.get(prefix, set()), values, prefix)
+        if shape:
+            sniff.record_prefix, sniff.shape = prefix, shape
+            return sniff
+    if sniff.container == "json" and sniff.top == "map" and "message-type" in sniff.top_keys:
+        sniff.shape = "crossref"
+        sniff.record_prefix = "message.items.item" if "message.items" in keys else "message"
+    return sniff
+
+
+def _sniff_events(
+    head: bytes, parse: Callable[..., Any]
+) -> tuple[JsonSniff, dict[str, set[str]], dict[str, str], bool]:
+    """What the events of a head show: the sniff so far, the keys and first strings by
+    prefix, and whether parsing stopped at an integer too large for the parser."""
     sniff = JsonSniff()
     keys: dict[str, set[str]] = {}
     values: dict[str, str] = {}
     open_: list[tuple[bool, str]] = []  # (is a map, its prefix) of each open container
     key: list[str] = []  # the current key of each open container ("" in an array)
     tops = 0
+    overflow = False
 
     def here() -> str:
         """The ijson prefix of the value being read."""
@@ -134,7 +156,7 @@ def sniff_json(head: bytes) -> JsonSniff:
         return f"{prefix}.{part}" if prefix else part
 
     try:
-        events = ijson.basic_parse(io.BytesIO(head), multiple_values=True, use_float=True)
+        events = parse(io.BytesIO(head), multiple_values=True, use_float=True)
         for count, (event, value) in enumerate(events):
             if count > MAX_EVENTS or len(open_) > SNIFF_DEPTH:
                 break
@@ -157,18 +179,12 @@ def sniff_json(head: bytes) -> JsonSniff:
                 prefix = here()
                 if prefix.count(".") <= 3:
                     values.setdefault(prefix, value)
-    except ijson.JSONError:
-        pass  # the head ends inside a record, or the file is not JSON: decided on what was seen
-    sniff.top_keys = keys.get("", set())
-    for prefix in _record_prefixes(sniff):
-        shape = classify(keys.get(prefix, set()), values, prefix)
-        if shape:
-            sniff.record_prefix, sniff.shape = prefix, shape
-            return sniff
-    if sniff.container == "json" and sniff.top == "map" and "message-type" in sniff.top_keys:
-        sniff.shape = "crossref"
-        sniff.record_prefix = "message.items.item" if "message.items" in keys else "message"
-    return sniff
+    except ijson.JSONError as exc:
+        # The head ends inside a record, or the file is not JSON: decided on what was seen.
+        overflow = "integer overflow" in str(exc)
+    except ValueError:
+        pass  # an integer past Python's digit limit: decided on what was seen
+    return sniff, keys, values, overflow
 
 
 def _record_prefixes(sniff: JsonSniff) -> Iterable[str]:
