@@ -69,6 +69,7 @@ _HIGH, _LOW = r"\\u[dD][89abAB][0-9a-fA-F]{2}", r"\\u[dD][c-fC-F][0-9a-fA-F]{2}"
 _SURROGATE_ESCAPE = rf"\\\\|{_HIGH}(?:{_LOW})?|{_LOW}"
 SURROGATE_ESCAPE_RE = re.compile(_SURROGATE_ESCAPE)
 _HIGH_RE = re.compile(_HIGH)
+_ANY_SURROGATE_RE = re.compile(r"\\u[dD][89a-fA-F]")
 SURROGATE_ESCAPE_BYTES_RE = re.compile(_SURROGATE_ESCAPE.encode("ascii"))
 _ESCAPE_TAIL = 12  # characters of a surrogate pair's escape, held back until the next chunk
 
@@ -76,6 +77,8 @@ _ESCAPE_TAIL = 12  # characters of a surrogate pair's escape, held back until th
 def paired_escapes(text: str) -> str:
     """JSON text with each lone surrogate escape (`"\\ud800"`) made `\\ufffd`, the one rule for
     text (etl.extract.limits): ijson's C parser cannot decode one and fails the whole file."""
+    if not _ANY_SURROGATE_RE.search(text):  # nearly always: no callback per `\\` pair
+        return text
     return SURROGATE_ESCAPE_RE.sub(_keep_pairs, text)
 
 
