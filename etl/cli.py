@@ -28,7 +28,7 @@ from rich.progress import (
 
 from etl import __version__
 from etl.config import mask_url, resolve_database_url, scrub
-from etl.errors import EtlError
+from etl.errors import EtlError, not_utf8, shown_bytes
 from etl.extract.limits import DEFAULT as DEFAULT_LIMITS
 from etl.extract.limits import Limits
 from etl.models import RunReport
@@ -91,6 +91,20 @@ def handle_errors(func: F) -> F:
     return wrapper  # type: ignore[return-value]
 
 
+def _undecodable(exc: Exception) -> bool:
+    """A name or argument holding bytes that are not UTF-8 reached a database or file: bad
+    input, not a bug (its message shows the bytes escaped)."""
+    return isinstance(exc, UnicodeEncodeError) and "surrogates not allowed" in str(exc)
+
+
+def utf8_text(value: str, what: str) -> str:
+    """The argument, or a usage error when it holds bytes that are not UTF-8 (the shell passes
+    them as surrogates, which no database accepts)."""
+    if not_utf8(value):
+        raise click.UsageError(f"{what} is not valid UTF-8 text: {visible(shown_bytes(value))}")
+    return value
+
+
 def _debugging() -> bool:
     """`etl --debug`, or ETL_DEBUG set to anything but empty or 0."""
     context = click.get_current_context(silent=True)
@@ -104,9 +118,9 @@ def _report_error(exc: Exception, database: str | None) -> int:
 
     try:
         url: str | None = resolve_database_url(database)
-    except EtlError:
+    except Exception:  # the URL is what failed: the message names it, not the URL
         url = None
-    known = isinstance(exc, EtlError) or is_database_failure(exc)
+    known = isinstance(exc, EtlError) or is_database_failure(exc) or _undecodable(exc)
     message = str(describe(exc, url)) if known else f"{type(exc).__name__}: {exc}"
     line = visible(scrub(" ".join(message.split())))
     if known:
@@ -409,7 +423,7 @@ def search_command(query: tuple[str, ...], limit: int, database: str | None, fmt
     """
     from etl import read
 
-    text = " ".join(query)
+    text = utf8_text(" ".join(query), "the search")
     engine = read.open_reader(resolve_database_url(database))
     try:
         rows = read.search(engine, text, limit)
@@ -472,6 +486,7 @@ def query_command(
     """
     from etl import read
 
+    sql = utf8_text(sql, "the SQL statement")
     engine = read.open_reader(resolve_database_url(database))
     bound = read.Bound(max_rows, max_bytes)
     try:

@@ -11,7 +11,7 @@ import re
 from pathlib import Path
 from urllib.parse import quote
 
-from etl.errors import DatabaseError
+from etl.errors import DatabaseError, not_utf8, shown_bytes
 
 DEFAULT_DATABASE_URL = "sqlite:///papers.db"
 ENV_VAR = "ETL_DATABASE_URL"
@@ -45,6 +45,8 @@ def resolve_database_url(given: str | None = None) -> str:
     from sqlalchemy.exc import ArgumentError
 
     url = given or os.environ.get(ENV_VAR) or DEFAULT_DATABASE_URL
+    if not_utf8(url):
+        raise DatabaseError(f"the database URL is not valid UTF-8: {mask_url(shown_bytes(url))}")
     if not URL_RE.match(url) and not url.startswith("sqlite:"):
         url = _path_url(url)
     url = _quote_userinfo(url)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 
 class EtlError(Exception):
     """Base class for every error a user can cause or fix."""
@@ -63,3 +65,17 @@ class QueryError(EtlError):
 
 class LockedError(EtlError):
     """Another `etl run` holds the database."""
+
+
+def not_utf8(text: str) -> bool:
+    """Whether a name or argument from the system held bytes that are not UTF-8: Python reads
+    them as surrogates (U+DC80-U+DCFF), which no database driver can encode."""
+    return any("\ud800" <= character <= "\udfff" for character in text)
+
+
+def shown_bytes(text: str) -> str:
+    """A name or argument with its bytes that are not UTF-8 written as escapes (`bad\\xff`)."""
+    try:
+        return os.fsencode(text).decode("utf-8", "backslashreplace")
+    except UnicodeEncodeError:  # a surrogate that stands for no byte (not from the system)
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")

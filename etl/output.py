@@ -38,7 +38,8 @@ def invisible_re() -> re.Pattern[str]:
     """The characters to show escaped (built on first use: listing the format characters
     walks every code point, too slow for every command's start)."""
     formats = (chr(c) for c in range(0xA0, 0x110000) if unicodedata.category(chr(c)) == "Cf")
-    return re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f" + "".join(formats) + "]")
+    # Surrogates too: an undecodable byte of a name or argument (`\udcff`) cannot be printed.
+    return re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff" + "".join(formats) + "]")
 
 
 def plain(value: Any) -> Any:

@@ -17,7 +17,7 @@ from sqlalchemy.exc import DBAPIError
 
 from etl import extract, load
 from etl.config import mask_url, resolve_database_url, stored_url
-from etl.errors import EtlError, SourceError
+from etl.errors import EtlError, SourceError, not_utf8, shown_bytes
 from etl.extract.files import fingerprint as file_checksum
 from etl.extract.files import resolved
 from etl.failures import describe, is_database_failure
@@ -316,6 +316,13 @@ class _Run:
         """Load one file atomically: all of its records, or (on a file-level error) none.
         None when another loader holds the file and `wait` is false."""
         source: SourceFile | None = None
+        if not_utf8(str(path)):
+            # Neither database stores text that is not Unicode; an escaped name stored
+            # instead would no longer name the file (nor be told apart from a file really
+            # named with a backslash), so the file fails, named with its bytes escaped.
+            shown = shown_bytes(str(path))
+            message = f"{shown}: the file name is not valid UTF-8: rename the file to load it"
+            return SourceReport(shown, "unknown", "failed", message=message)
         try:
             with self.transaction() as connection:
                 if not load.claim_source(connection, str(path), wait=wait):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import sqlite3
+import threading
 import time
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -321,6 +322,7 @@ def _sqlite_query(
     length = raw.getlimit(sqlite3.SQLITE_LIMIT_LENGTH)
     if bound.bytes:
         raw.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, min(length, bound.bytes))
+    watchdog = _Watchdog(raw, timeout)
     try:
         cursor = raw.execute(statement)
         if cursor.description is None:
@@ -334,9 +336,34 @@ def _sqlite_query(
             f"a value of the result is over {bound.bytes:,} bytes (--max-bytes; 0 for no bound)"
         ) from exc
     finally:
+        watchdog.stop()
         raw.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, length)
         raw.set_authorizer(None)
         raw.set_progress_handler(None, 0)
+
+
+class _Watchdog:
+    """Interrupts a SQLite statement at its deadline from another thread: the progress
+    handler is not called while SQLite sorts (one ORDER BY over large values can run for
+    minutes between two calls), `sqlite3.Connection.interrupt` is, from any thread."""
+
+    def __init__(self, raw: sqlite3.Connection, timeout: float) -> None:
+        self.raw = raw
+        self.lock = threading.Lock()
+        self.running = True
+        self.timer = threading.Timer(timeout, self._interrupt)
+        self.timer.daemon = True
+        self.timer.start()
+
+    def _interrupt(self) -> None:
+        with self.lock:  # never once the statement is over: it would stop the next one
+            if self.running:
+                self.raw.interrupt()
+
+    def stop(self) -> None:
+        with self.lock:
+            self.running = False
+        self.timer.cancel()
 
 
 def _sqlite_authorizer(action: int, arg1: str | None, arg2: str | None, *_: object) -> int:

@@ -130,12 +130,12 @@ def test_nul_becomes_the_replacement_character_in_every_text_field() -> None:
         links=(("code\x00", "https://x\x00"),),
         extra='{"k": "v\\u0000"}',
     )
-    cleaned = limits.nul_free(record)
+    cleaned = limits.storable(record)
     assert isinstance(cleaned, RawRecord)
     assert cleaned.title == "A\ufffdB" and cleaned.authors == ("C\ufffd",)
     assert cleaned.links == (("code\ufffd", "https://x\ufffd"),)
     assert cleaned.extra == '{"k": "v\ufffd"}'  # the JSON text's escape too
-    reject = limits.nul_free(Reject("s.json", 2, "why", "raw\x00"))
+    reject = limits.storable(Reject("s.json", 2, "why", "raw\x00"))
     assert isinstance(reject, Reject) and reject.raw == "raw\ufffd"
     untouched = RawRecord(source="s", position=1, venue=None, year=None, title="t")
-    assert limits.nul_free(untouched) is untouched
+    assert limits.storable(untouched) is untouched

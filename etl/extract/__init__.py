@@ -141,11 +141,12 @@ def read_items(source: SourceFile) -> Iterator[Item]:
 
 def parse_item(item: Item) -> RawRecord | Reject:
     """A record or reject from what `read_items` gave (JSON Lines are parsed here), its text
-    free of U+0000 (which PostgreSQL cannot store) whatever reader made it."""
+    free of U+0000 and lone surrogates (which the databases cannot store), whatever reader
+    made it."""
     if isinstance(item, JsonLine):
         shaped = item.source.format in JSON_SHAPES
         item = json_shapes.parse_line(item) if shaped else parse_json_line(item)
-    return limits.nul_free(item)
+    return limits.storable(item)
 
 
 def item_size(item: Item) -> int:

@@ -1,7 +1,8 @@
 """BibTeX (`.bib`): each entry a paper, parsed by bibtexparser, streamed.
 
 The file is cut at the lines that open an entry (`@article{`) outside any braces, and the
-entries are parsed a batch at a time, `@string` definitions carried over from batch to batch;
+entries are parsed a batch at a time, `@string` definitions carried over from batch to batch
+and values joined with `#` resolved (etl.extract.bibtex_values), bounded by the field size;
 a file that never closes a brace is cut at the next entry line once the entry grows past the
 largest record, so memory stays bounded. Authors are split on `and` (each slot as written,
 `and others` left out), names made text from LaTeX (`{\\"u}` -> `ü`); venue from `booktitle`
@@ -20,8 +21,10 @@ from typing import Any
 import bibtexparser
 from bibtexparser import middlewares
 from bibtexparser.library import Library
-from bibtexparser.model import DuplicateBlockKeyBlock, Entry, ParsingFailedBlock, String
+from bibtexparser.model import DuplicateBlockKeyBlock, Entry, ParsingFailedBlock
 
+from etl.extract import limits
+from etl.extract.bibtex_values import Macros, resolve
 from etl.extract.fields import MAX_ABSTRACT_CHARS
 from etl.extract.files import open_text
 from etl.extract.records import build, is_author, latex_to_text, one_line, venue_of, year_of
@@ -38,7 +41,9 @@ VOLUMES = {"proceedings"}
 BATCH_ENTRIES = 200
 BATCH_CHARS = 1 << 20
 MAX_ENTRY_CHARS = MAX_ABSTRACT_CHARS * 2  # an entry holds an abstract and more
-MAX_STRINGS = 10_000  # `@string` definitions carried over (more are used in their batch only)
+MAX_STRINGS = 10_000  # `@string` definitions kept (later new names stay as written)
+MAX_STRING_CHARS = 16 * 2**20  # characters of `@string` values kept, in all
+NAME_MIDDLEWARES = (middlewares.SeparateCoAuthors(), middlewares.SplitNameParts())
 MAPPED = {"title", "abstract", "author", "booktitle", "journal", "year", "doi", "url", "pdf"}
 LINK_FIELDS = ("url", "pdf", "code", "github", "project", "howpublished")
 ARXIV_PREFIXES = {"arxiv", "arxiv.org"}
@@ -46,31 +51,45 @@ ARXIV_PREFIXES = {"arxiv", "arxiv.org"}
 
 def read_bibtex(source: SourceFile, encoding: str) -> Iterator[RawRecord | Reject]:
     """The entries of a BibTeX file, in order."""
-    strings: list[String] = []
+    macros = Macros(MAX_STRINGS, MAX_STRING_CHARS)  # carried over from batch to batch
     for first_line, text in _batches(source, encoding):
-        library = Library()
-        library.add(list(strings))
-        library = bibtexparser.parse_string(  # type: ignore[attr-defined]
-            text,
-            append_middleware=[middlewares.SeparateCoAuthors(), middlewares.SplitNameParts()],
-            library=library,
-        )
-        known = {id(s) for s in strings}
+        # No parse stack: values come as written, resolved here (etl.extract.bibtex_values).
+        library = bibtexparser.parse_string(text, parse_stack=[])  # type: ignore[attr-defined]
+        cap = limits.current().field_size
         for string in library.strings:
-            if id(string) not in known and len(strings) < MAX_STRINGS:
-                strings.append(string)
+            macros.define(string.key, resolve(str(string.value), macros, cap))
         blocks = sorted([*library.entries, *library.failed_blocks], key=lambda b: b.start_line or 0)
         for block in blocks:
             position = first_line + (block.start_line or 0)
             entry = block.ignore_error_block if isinstance(block, DuplicateBlockKeyBlock) else block
             if isinstance(entry, Entry):  # a duplicate key's entry is a record too
                 if entry.entry_type.lower() not in VOLUMES:
-                    yield _record(entry, source, position)
+                    yield _resolved_record(entry, source, position, macros, cap)
             elif isinstance(block, ParsingFailedBlock) and not isinstance(
                 block, DuplicateBlockKeyBlock
             ):
                 reason = f"BibTeX does not parse: {_error(block)}"
                 yield Reject(source.path, position, reason, (block.raw or "")[:10_000])
+
+
+def _resolved_record(
+    entry: Entry, source: SourceFile, position: int, macros: Macros, cap: int
+) -> RawRecord | Reject:
+    """The entry's record, its values resolved and its names split; a Reject when a value
+    grows past the field-size limit or a name cannot be split."""
+    for field in entry.fields:
+        value = resolve(str(field.value), macros, cap)
+        if value.cut:
+            reason = f"field {field.key!r}: its @string joins make more than {cap:,} characters"
+            return Reject(source.path, position, reason, (entry.raw or "")[:10_000])
+        field.value = value.text
+    for middleware in NAME_MIDDLEWARES:
+        split = middleware.transform_entry(entry, Library())
+        if not isinstance(split, Entry):  # a name that cannot be split
+            reason = f"BibTeX does not parse: {_error(split)}"  # type: ignore[arg-type]
+            return Reject(source.path, position, reason, (entry.raw or "")[:10_000])
+        entry = split
+    return _record(entry, source, position)
 
 
 def _error(block: ParsingFailedBlock) -> str:

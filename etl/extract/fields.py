@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping
 from functools import lru_cache
 from typing import Any
 
+from etl.extract import json_io
 from etl.extract.venues import parse_venue
 from etl.models import RawRecord, Reject
 
@@ -161,7 +161,7 @@ def record_from_mapping(
         links=tuple(links),
         status=status or venue_rest,
         source_id=record_id,
-        extra=json.dumps(extra, ensure_ascii=False, default=str) if extra else None,
+        extra=json_io.dumps(extra) if extra else None,
         author_links=author_links,
         code_mentions=mentions,
     )

@@ -13,7 +13,7 @@ from typing import Any
 import ijson
 
 from etl.errors import SourceError
-from etl.extract import arxiv, crossref, openalex, openreview, pwc, semantic_scholar
+from etl.extract import arxiv, crossref, json_io, openalex, openreview, pwc, semantic_scholar
 from etl.extract.files import open_text, read_head_bytes
 from etl.extract.readers import JsonLine, _Utf8Bytes, read_json_lines
 from etl.extract.records import dumps
@@ -72,10 +72,12 @@ def _prefix_for(source: SourceFile, sniff: Any) -> str:
 def parse_line(line: JsonLine) -> Record:
     """One JSON Lines record of a shape (in a worker process): parsed, then mapped."""
     try:
-        value = json.loads(line.text)
+        value = json_io.loads(line.text)
     except json.JSONDecodeError as exc:
         reason = f"invalid JSON: {exc.msg} at column {exc.colno}"
         return Reject(line.source.path, line.number, reason, line.text)
+    except json_io.NumberTooLong as exc:
+        return Reject(line.source.path, line.number, str(exc), line.text)
     return map_value(MAPPERS[line.source.format], line.source, line.number, value, line.text)
 
 

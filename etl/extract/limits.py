@@ -14,14 +14,16 @@ A reader needs at most four things from here:
 - `json_records(stream)`: the records of a JSON document (array items, object members),
   built from ijson's events with the limits applied while they are built;
 - `check(value, text)`: why a value parsed some other way (`json.loads`) is past a limit;
-- `nul_free(item)`: U+0000 made U+FFFD (PostgreSQL text cannot hold it, SQLite could: both
-  store the replacement, so the two backends hold the same text).
+- `storable(item)`: U+0000 and lone surrogates (`"\\ud800"` in JSON) made U+FFFD: PostgreSQL
+  text cannot hold U+0000 and neither backend's driver can encode a lone surrogate, so both
+  store the replacement and the two backends hold the same text.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import json
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, NamedTuple, Protocol, TextIO
@@ -32,6 +34,9 @@ from etl.models import RawRecord, Reject
 
 RAW_KEPT = 10_000  # characters of an over-limit record kept in `rejects.raw`
 NUL, NUL_REPLACEMENT = "\x00", "\ufffd"
+# What no text column stores: U+0000, and a surrogate code point standing alone (JSON's
+# "\ud800" escape parses to one; UTF-8, hence both drivers, cannot encode it).
+UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
 _READ = 1 << 16  # characters read at a time while skipping the rest of a long line
 
 
@@ -276,38 +281,46 @@ class _Guarded:
         return chunk
 
 
-def nul_free(item: RawRecord | Reject) -> RawRecord | Reject:
-    """The record with every U+0000 in its text made U+FFFD (the same on both backends), in
-    the JSON text of `extra` too."""
+def storable(item: RawRecord | Reject) -> RawRecord | Reject:
+    """The record with every U+0000 and lone surrogate in its text made U+FFFD (the same on
+    both backends), in the JSON text of `extra` too."""
     changes = {
-        field.name: _replace_nul(getattr(item, field.name))
+        field.name: _replace_unstorable(getattr(item, field.name))
         for field in dataclasses.fields(item)
-        if _has_nul(getattr(item, field.name))
+        if _has_unstorable(getattr(item, field.name))
     }
-    if isinstance(item, RawRecord) and item.extra and "\\u0000" in item.extra:
-        extra = _replace_nul_in_json(json.loads(item.extra))
-        changes["extra"] = json.dumps(extra, ensure_ascii=False, default=str)
+    extra = item.extra if isinstance(item, RawRecord) else None
+    # `extra` is JSON written with ensure_ascii=False: U+0000 in it is the escape "\u0000",
+    # a lone surrogate the character itself.
+    if extra and ("\\u0000" in extra or UNSTORABLE.search(extra)):
+        cleaned = _replace_in_json(json.loads(extra))
+        changes["extra"] = json.dumps(cleaned, ensure_ascii=False, default=str)
     return dataclasses.replace(item, **changes) if changes else item
 
 
-def _has_nul(value: Any) -> bool:
+def storable_text(text: str) -> str:
+    """The text with U+0000 and lone surrogates made U+FFFD."""
+    return UNSTORABLE.sub(NUL_REPLACEMENT, text)
+
+
+def _has_unstorable(value: Any) -> bool:
     if isinstance(value, str):
-        return NUL in value
-    return isinstance(value, tuple) and any(_has_nul(v) for v in value)
+        return UNSTORABLE.search(value) is not None
+    return isinstance(value, tuple) and any(_has_unstorable(v) for v in value)
 
 
-def _replace_nul(value: Any) -> Any:
+def _replace_unstorable(value: Any) -> Any:
     if isinstance(value, str):
-        return value.replace(NUL, NUL_REPLACEMENT)
-    return tuple(_replace_nul(v) for v in value)
+        return storable_text(value)
+    return tuple(_replace_unstorable(v) for v in value)
 
 
-def _replace_nul_in_json(value: Any) -> Any:
-    """A parsed JSON value with U+0000 made U+FFFD in its strings and keys."""
+def _replace_in_json(value: Any) -> Any:
+    """A parsed JSON value with U+0000 and lone surrogates made U+FFFD in its strings and keys."""
     if isinstance(value, str):
-        return value.replace(NUL, NUL_REPLACEMENT)
+        return storable_text(value)
     if isinstance(value, list):
-        return [_replace_nul_in_json(v) for v in value]
+        return [_replace_in_json(v) for v in value]
     if isinstance(value, dict):
-        return {_replace_nul_in_json(k): _replace_nul_in_json(v) for k, v in value.items()}
+        return {_replace_in_json(k): _replace_in_json(v) for k, v in value.items()}
     return value

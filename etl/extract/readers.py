@@ -12,7 +12,7 @@ from typing import Any, NamedTuple, TextIO
 import ijson
 
 from etl.errors import SourceError
-from etl.extract import limits
+from etl.extract import json_io, limits
 from etl.extract.fields import (
     ABSTRACT_FIELDS,
     MAX_ABSTRACT_CHARS,
@@ -168,10 +168,12 @@ def read_json_lines(source: SourceFile, encoding: str) -> Iterator[JsonLine | Re
 def parse_json_line(line: JsonLine) -> Record:
     """A RawRecord from one JSON Lines line, or a Reject saying what is wrong with it."""
     try:
-        value = json.loads(line.text)
+        value = json_io.loads(line.text)
     except json.JSONDecodeError as exc:
         reason = f"invalid JSON: {exc.msg} at column {exc.colno}"
         return Reject(line.source.path, line.number, reason, line.text[: limits.RAW_KEPT])
+    except json_io.NumberTooLong as exc:
+        return Reject(line.source.path, line.number, str(exc), line.text[: limits.RAW_KEPT])
     except RecursionError:
         value = None
         over: str | None = limits.depth_reason(limits.current())
@@ -205,14 +207,8 @@ def read_json(source: SourceFile, encoding: str) -> Iterator[Record]:
             raise SourceError(source.path, "the JSON holds no records")
 
 
-class _Utf8Bytes:
-    """A text stream read as UTF-8 bytes, which is what ijson parses (whatever the file's codec)."""
-
-    def __init__(self, handle: TextIO) -> None:
-        self.handle = handle
-
-    def read(self, size: int = -1) -> bytes:
-        return self.handle.read(size).encode("utf-8")
+# JSON text as ijson reads it: UTF-8 bytes, lone surrogate escapes made U+FFFD escapes.
+_Utf8Bytes = json_io.Utf8Json
 
 
 def _json_record(
@@ -224,7 +220,7 @@ def _json_record(
     source_id: str | None = None,
 ) -> Record:
     """A RawRecord from one parsed JSON value, or a Reject if it is not an object."""
-    raw = json_text if json_text is not None else json.dumps(value, ensure_ascii=False, default=str)
+    raw = json_text if json_text is not None else json_io.dumps(value)
     if not isinstance(value, dict):
         return Reject(
             source.path, position, f"expected a JSON object, got {type(value).__name__}", raw

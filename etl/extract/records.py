@@ -4,13 +4,13 @@ did not map kept as JSON in `extra`."""
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable, Iterable, Mapping
 from datetime import UTC, datetime
 from functools import lru_cache
 from typing import Any
 
+from etl.extract import json_io
 from etl.extract.fields import CODE_HOST_HINTS, MAX_ABSTRACT_CHARS, MAX_TITLE_CHARS
 from etl.extract.venues import parse_venue, venue_in_name
 from etl.models import RawRecord, Reject, SourceFile
@@ -75,7 +75,7 @@ def build(
         keywords=tuple(dict.fromkeys(k for k in keywords if k)),
         links=tuple((name, url) for name, url in links if url),
         status=status or None,
-        extra=json.dumps(kept, ensure_ascii=False, default=str) if kept else None,
+        extra=json_io.dumps(kept) if kept else None,
         author_links=author_links,
         code_mentions=mentions,
         ids=tuple(dict.fromkeys((kind, value) for kind, value in ids if value)),
@@ -174,7 +174,7 @@ def latex_to_text(value: str) -> str:
 
 def dumps(value: Any) -> str:
     """A record as JSON text (for a reject's raw column)."""
-    return json.dumps(value, ensure_ascii=False, default=str)
+    return json_io.dumps(value)
 
 
 def unmapped(value: Mapping[str, Any], mapped: Iterable[str]) -> dict[str, Any]:

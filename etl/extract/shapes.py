@@ -19,6 +19,7 @@ from typing import Any
 import ijson
 
 from etl.errors import SourceError
+from etl.extract import json_io
 from etl.extract.files import content_suffix, detect_format
 
 FORMATS = {
@@ -156,7 +157,9 @@ def _sniff_events(
         return f"{prefix}.{part}" if prefix else part
 
     try:
-        events = parse(io.BytesIO(head), multiple_values=True, use_float=True)
+        # A lone surrogate escape would fail ijson's UTF-8 decoding: the one rule for text.
+        paired = json_io.paired_escapes_bytes(head)
+        events = parse(io.BytesIO(paired), multiple_values=True, use_float=True)
         for count, (event, value) in enumerate(events):
             if count > MAX_EVENTS or len(open_) > SNIFF_DEPTH:
                 break
