@@ -394,6 +394,10 @@ def _query_error(exc: BaseException, engine: Engine) -> EtlError:
         )
     if "multiple commands" in message:
         return QueryError("`etl query` runs exactly one statement")
+    if "data-modifying statement" in message:  # a writing WITH, refused inside the wrapper
+        return QueryError(
+            f"`etl query` only reads: a WITH clause that writes is refused ({message})"
+        )
     error = describe(exc, str(engine.url))
     if type(error) is DatabaseError:  # the database's own words about the statement
         return QueryError(message)

@@ -188,11 +188,16 @@ def test_every_etl_command_of_the_postgres_blocks_runs_against_the_server(
     assert ran
 
 
+# Pages whose queries read a history of several loads: on the sample, loaded once, they run
+# but find nothing.
+HISTORY_PAGES = {"changes.md"}
+
+
 def test_every_example_query_of_the_pages_runs_on_the_sample(loaded_sample: Path) -> None:
     """The SQL blocks (written for SQLite where the dialects differ) run; most find rows (the
-    sample has no paper on Named Entity Recognition)."""
+    sample has no paper on Named Entity Recognition, and one load has no change history)."""
     statements = [
-        statement
+        (page.name in HISTORY_PAGES, statement)
         for page in PAGES
         for block in re.findall(r"^```sql\n(.*?)^```", page.read_text("utf-8"), re.M | re.S)
         for statement in block.split(";")
@@ -200,13 +205,21 @@ def test_every_example_query_of_the_pages_runs_on_the_sample(loaded_sample: Path
     ]
     assert len(statements) >= 7
     with sqlite3.connect(loaded_sample / "papers.db") as connection:
-        found = [bool(connection.execute(statement).fetchall()) for statement in statements]
-    assert sum(found) >= len(statements) - 1, found
+        found = [
+            bool(connection.execute(statement).fetchall())
+            for history, statement in statements
+            if not history
+        ]
+        for history, statement in statements:
+            if history:
+                connection.execute(statement).fetchall()
+    assert sum(found) >= len(found) - 1, found
 
 
 def test_marked_blocks_name_what_they_need() -> None:
-    """Only the reasons the docs test cannot meet may skip a block."""
-    allowed = {"postgres", "serve", "install"}
+    """Only the reasons the docs test cannot meet may skip a block (`cluster`: several
+    processes or machines at once, a Dask scheduler)."""
+    allowed = {"postgres", "serve", "install", "cluster"}
     for block in BLOCKS:
         if block.needs:
             assert set(re.split(r"[ ,]+", block.needs)) <= allowed, block.name

@@ -135,7 +135,7 @@ def test_a_writing_with_clause_is_refused_by_the_read_only_transaction(
     load(postgres_url, SEEDS)
     sql = "WITH gone AS (DELETE FROM papers RETURNING id) SELECT count(*) FROM gone"
     result = etl("query", sql, "--db", postgres_url, "--allow-superuser", cwd=tmp_path)
-    assert_one_error(result, "`etl query` only reads", "read-only transaction")
+    assert_one_error(result, "`etl query` only reads", "WITH clause that writes")
     assert paper_count(postgres_url) == 38
 
 

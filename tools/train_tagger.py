@@ -11,7 +11,8 @@ but `--cache FILE`: a local pickle of each abstract's features and the rules' ev
 and word pairs of the texts: keep it out of the repository), read back when the gold files,
 taxonomy and code are unchanged, so that trying `--set` values with `--cv-only` takes seconds
 for the re-rankers and a few minutes for the heads instead of reading every text again.
-Held-out and final sets (`real-test*`, `real-heldout*`, `real-final*`) are refused: they measure the model.
+Held-out and final sets (`real-test*`, `real-heldout*`, `real-final*`) are refused: they
+measure the model.
 
 What it does (deterministic for a seed):
 
