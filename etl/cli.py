@@ -31,7 +31,7 @@ from etl.config import mask_url, resolve_database_url, scrub
 from etl.errors import EtlError, not_utf8, shown_bytes
 from etl.extract.limits import DEFAULT as DEFAULT_LIMITS
 from etl.extract.limits import Limits
-from etl.models import RunReport
+from etl.models import CHANGE_KINDS, RunReport
 from etl.output import FORMATS, make_console, render, visible
 from etl.parallel import default_workers
 from etl.signals import stop_on_sigterm
@@ -547,19 +547,6 @@ def stats_command(database: str | None, fmt: str) -> None:
         if fmt == "csv":
             console.file.write(f"# {name}\n")
         render(rows, fmt, console, title=name)
-
-
-CHANGE_KINDS = (
-    "paper_added",
-    "paper_removed",
-    "paper_changed",
-    "sighting_added",
-    "sighting_removed",
-    "link_added",
-    "link_removed",
-    "first_load",
-    "full_refresh",
-)
 
 
 def _parse_since(_ctx: click.Context, _param: click.Parameter, value: str | None) -> Any:

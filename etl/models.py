@@ -6,6 +6,20 @@ import json
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
+# The kinds of change event a load records (`change_events.kind`); a run that is a first load or
+# a full refresh records itself as one event of its own kind instead of one per paper.
+QUIET_CHANGE_KINDS = ("first_load", "full_refresh")
+CHANGE_KINDS = (
+    "paper_added",
+    "paper_removed",
+    "paper_changed",
+    "sighting_added",
+    "sighting_removed",
+    "link_added",
+    "link_removed",
+    *QUIET_CHANGE_KINDS,
+)
+
 
 @dataclass(frozen=True, slots=True)
 class SourceFile:

@@ -21,22 +21,11 @@ from sqlalchemy import Connection, func, select
 
 from etl.load import schema as s
 from etl.load.bulk import chunks, insert_rows
-from etl.models import PaperRows
+from etl.models import QUIET_CHANGE_KINDS, PaperRows
 
 MAX_VALUE_CHARS = 1000
 CUT_MARK = "…"
 LABEL_CHARS = 90  # an untitled paper's label: its abstract's opening, as paper_labels cuts it
-QUIET_KINDS = ("first_load", "full_refresh")  # a run that records itself as one event
-KINDS = (
-    "paper_added",
-    "paper_removed",
-    "paper_changed",
-    "sighting_added",
-    "sighting_removed",
-    "link_added",
-    "link_removed",
-    *QUIET_KINDS,
-)
 LINK_KINDS = ("code", "project")  # the links whose arrival or loss is an event
 EVENT_COLUMNS = (
     "run_id",
@@ -113,7 +102,7 @@ def record_run_start(connection: Connection, run_id: int, full_refresh: bool) ->
 def is_quiet(connection: Connection, run_id: int) -> bool:
     """Whether the run records itself as one event (a first load, a full refresh)."""
     c = s.change_events.c
-    query = select(c.id).where(c.run_id == run_id, c.kind.in_(QUIET_KINDS)).limit(1)
+    query = select(c.id).where(c.run_id == run_id, c.kind.in_(QUIET_CHANGE_KINDS)).limit(1)
     return connection.execute(query).first() is not None
 
 
