@@ -35,9 +35,9 @@ class StoredPaper(NamedTuple):
     content_hash: str
 
 
-# Rows (papers, identity keys, lookup rows) a fresh run remembers at most: about 290 bytes
-# each, 5.4 a generated paper, so about 60 MB and 37,000 papers; past them the database
-# answers the same questions (benchmarks/HISTORY.md).
+# Rows (papers, identity keys, lookup rows) a fresh run remembers at most, so that its memory
+# stops growing with the papers it writes; past them the database answers the same questions
+# (what the bound costs and holds: benchmarks/HISTORY.md).
 REMEMBERED_ROWS = 200_000
 
 # The lookup maps a run remembers: (key column, id column) pairs the writer resolves.
