@@ -195,6 +195,10 @@ TopicValues = tuple[str, float, str]
 TaskValues = tuple[str, float, str]
 
 
+# PaperRows fields a sighting stores as columns of its own rather than in its record's JSON.
+SIGHTING_COLUMNS = ("venue", "year", "status", "content_hash", "position")
+
+
 class PaperRows(NamedTuple):
     """A bundle as plain values: the paper's columns (named as in `papers`), then its children.
 
@@ -229,6 +233,55 @@ class PaperRows(NamedTuple):
     keys: tuple[str, ...] = ()
     author_homepages: tuple[str | None, ...] = ()
     listed: tuple[tuple[str, str, str | None], ...] = ()  # what the source lists (RawRecord)
+
+    def record_json(self) -> str:
+        """The record's own values as stored with its sighting (`paper_sources.record`):
+        everything but its venue, year, status, content hash and position, which are columns
+        of their own."""
+        values = self._asdict()
+        for name in SIGHTING_COLUMNS:
+            del values[name]
+        return json.dumps(values, ensure_ascii=False, separators=(",", ":"))
+
+    @classmethod
+    def from_record_json(
+        cls,
+        text: str,
+        venue: str | None,
+        year: int | None,
+        status: str | None,
+        content_hash: str,
+        position: int,
+    ) -> PaperRows:
+        """A sighting's record as the writer stored it (`record_json`)."""
+        v = json.loads(text)
+        return cls(
+            v["id"],
+            venue,
+            year,
+            v["title"],
+            v["abstract"],
+            v["abstract_raw"],
+            status,
+            v["keywords"],
+            v["extra"],
+            v["method_names"],
+            v["title_raw"],
+            content_hash,
+            position,
+            tuple(v["authors"]),
+            tuple(tuple(link) for link in v["links"]),  # type: ignore[misc]
+            tuple(
+                (name, kind, role, surface, tuple(aliases), tuple(keys))
+                for name, kind, role, surface, aliases, keys in v["methods"]
+            ),
+            tuple((acronym, expansion) for acronym, expansion in v["acronyms"]),
+            tuple((slug, score, evidence) for slug, score, evidence in v["topics"]),
+            tuple((name, score, evidence) for name, score, evidence in v["tasks"]),
+            tuple(v["keys"]),
+            tuple(v["author_homepages"]),
+            tuple((kind, name, detail) for kind, name, detail in v["listed"]),
+        )
 
     @property
     def sighting(self) -> tuple[str | None, int | None, str | None]:

@@ -286,7 +286,9 @@ class _Run:
         # Only these can leave rows no paper refers to: changed or removed papers, a source
         # that failed after adding its lookup rows, and a run that died meanwhile.
         failed = any(source.status == "failed" for source in self.sources)
-        orphans = bool(counts.updated or counts.removed or failed or self.interrupted)
+        orphans = bool(
+            counts.updated or counts.removed or counts.orphaned or failed or self.interrupted
+        )
         unseen = bool(counts.deferred or self.interrupted)
         optimize = counts.inserted + counts.updated > 20_000  # many new FTS segments
         with self.timed("index"), self.engine.begin() as connection:

@@ -35,8 +35,8 @@ BY_NATURAL_KEYS = {
     "keywords, extra, method_names, content_hash FROM papers",
     "sources": "SELECT path, checksum, fingerprint, format, venue, year, size_bytes, mtime_ns, "
     "record_count, reject_count FROM sources",
-    "paper_sources": "SELECT p.id, s.path, x.position, x.venue, x.year, x.status "
-    f"FROM paper_sources x {PAPER} JOIN sources s ON s.id = x.source_id",
+    "paper_sources": "SELECT p.id, s.path, x.position, x.venue, x.year, x.status, "
+    f"x.content_hash, x.record FROM paper_sources x {PAPER} JOIN sources s ON s.id = x.source_id",
     "paper_keys": f"SELECT p.id, x.key FROM paper_keys x {PAPER}",
     "authors": "SELECT name FROM authors",
     "paper_authors": "SELECT p.id, x.position, a.name, x.homepage FROM paper_authors x "
@@ -47,8 +47,8 @@ BY_NATURAL_KEYS = {
     "methods": "SELECT key, name, kind FROM methods",
     "method_aliases": "SELECT x.key, x.alias, m.key FROM method_aliases x "
     "JOIN methods m ON m.id = x.method_id",
-    "paper_methods": "SELECT p.id, m.key, x.role, x.surface FROM paper_methods x "
-    f"{PAPER} JOIN methods m ON m.id = x.method_id",
+    "paper_methods": "SELECT p.id, x.key, m.key, x.role, x.surface, x.kind, x.aliases, "
+    f"x.position FROM paper_methods x {PAPER} JOIN methods m ON m.id = x.method_id",
     "acronyms": f"SELECT p.id, x.acronym, x.expansion FROM acronyms x {PAPER}",
     "paper_topics": f"SELECT p.id, x.topic_slug, x.score, x.evidence FROM paper_topics x {PAPER}",
     "topics": "SELECT slug, name, parent_slug, terms FROM topics",

@@ -26,7 +26,7 @@ TABLE_KEYS = {
     "paper_authors": "paper_pk, position",
     "methods": "key",
     "method_aliases": "key",
-    "paper_methods": "paper_pk, method_id",
+    "paper_methods": "paper_pk, key",
     "acronyms": "paper_pk, acronym, expansion",
     "paper_topics": "paper_pk, topic_slug",
     "links": "url",
@@ -233,8 +233,9 @@ def test_a_first_postgres_load_checks_foreign_keys_at_its_end(
         keys = ForeignKeysCheckedAtEnd(connection)
         assert set(before) - set(foreign_key_definitions(connection)) == into_filled
         connection.exec_driver_sql(  # a row that breaks two keys fails when they come back
-            "INSERT INTO paper_methods (paper_pk, method_id, role, surface) "
-            "VALUES (999, 999, 'introduced', 'X')"
+            "INSERT INTO paper_methods "
+            "(paper_pk, key, method_id, role, surface, kind, aliases, position) "
+            "VALUES (999, 'x', 999, 'introduced', 'X', 'method', '[]', 1)"
         )
         with pytest.raises(IntegrityError, match="fk_paper_methods"):
             keys.restore()
@@ -343,8 +344,8 @@ def test_a_title_many_papers_share_joins_an_abstract_only_to_its_paper_without_o
     # Two papers of one title with their own abstracts and OpenReview ids, then a third known
     # by its title and another id alone (so it joins neither): a record of that title with a
     # new abstract is the third (the one without an abstract), one with the first abstract is
-    # the first, a record of the second abstract under another title is a paper of its own, and
-    # a record with the second id is the second paper.
+    # the first, a record of the second abstract under another title is the second (its title
+    # corrected), and a record with the second id is the second paper.
     def paper(number: int) -> dict[str, object]:
         return {"title": "On Sorting", "abstract": abstract(random.Random(number), number)}
 
@@ -383,9 +384,10 @@ def test_a_title_many_papers_share_joins_an_abstract_only_to_its_paper_without_o
         ("b.json", 1): "openreview:Or-3",
         ("c.json", 1): "openreview:Or-3",  # the new abstract joined the paper without one
         ("c.json", 2): "openreview:Or-1",
+        ("c.json", 3): "openreview:Or-2",  # its abstract, whatever its title
         ("c.json", 4): "openreview:Or-2",  # its id, whatever its title and abstract
-    }  # c.json's third record (another title) is a paper of its own, without an id
-    assert scalar(db_url, "SELECT count(*) FROM papers") == 4
+    }
+    assert scalar(db_url, "SELECT count(*) FROM papers") == 3
 
 
 def test_each_sighting_keeps_its_venue_and_status_and_the_paper_shows_the_accepted_one(
@@ -467,7 +469,7 @@ def test_withdrawn_placeholders_with_their_own_openreview_ids_stay_apart(
         (("openreview:a", "title:t"), {"openreview:b", "title:t"}, False),  # two ids: two papers
         (("arxiv:1", "title:t"), {"openreview:b", "title:t"}, True),  # ids of other kinds
         (("abs:x",), {"abs:x", "title:t"}, True),  # abstract-only joins the titled paper
-        (("abs:x", "title:u"), {"abs:x", "title:t"}, False),  # different titles
+        (("abs:x", "title:u"), {"abs:x", "title:t"}, True),  # a corrected title: the abstract
         (("abs:y", "title:t"), {"abs:x", "title:t"}, False),  # different abstracts
         (("title:t",), {"abs:x", "title:t"}, True),  # title-only (placeholder abstract)
         (("text:z",), {"title:t"}, False),  # nothing shared
@@ -481,11 +483,15 @@ def test_identity_rules(record: tuple[str, ...], paper: set[str], same: bool) ->
 
 
 def test_a_taken_id_gets_the_next_free_suffix(db_url: str, tmp_path: Path) -> None:
+    # one file's records with one abstract and different titles stay apart: each needs an id
     same = {"abstract": ABSTRACT}
     write_json(tmp_path / "a.json", [{"title": "One", **same}, {"title": "Two", **same}])
     load(db_url, tmp_path / "a.json")
-    write_json(tmp_path / "b.json", [{"title": "Three", **same}])
-    load(db_url, tmp_path / "b.json")  # its id and the first suffix are both taken already
+    write_json(
+        tmp_path / "a.json",
+        [{"title": "One", **same}, {"title": "Two", **same}, {"title": "Three", **same}],
+    )
+    load(db_url, tmp_path / "a.json")  # its id and the first suffix are both taken already
     ids = sorted(str(r[0]) for r in rows(db_url, "SELECT id FROM papers"))
     assert len(ids) == 3 and ids[1] == ids[0] + "-2" and ids[2] == ids[0] + "-3"
 

@@ -8,6 +8,14 @@ index, full refresh); `search_index` and `foreign_keys` undo and restore what a 
 load changes in the schema.
 """
 
+from etl.load.backend import (
+    Backend,
+    backend_of,
+    claim_source,
+    exclude_loaders,
+    hold_database,
+    run_lock,
+)
 from etl.load.changes import record_run_start
 from etl.load.database import (
     create_db_engine,
@@ -18,10 +26,9 @@ from etl.load.database import (
 )
 from etl.load.identity import FileKeys
 from etl.load.known import RememberedRows
-from etl.load.locks import RunLock, claim_source, exclude_loaders, hold_database, run_lock
+from etl.load.locks import RunLock
 from etl.load.maintenance import clear_data, delete_orphans, optimize_search
 from etl.load.runs import finish_run, start_run
-from etl.load.sightings import forget_source, remove_all_unseen
 from etl.load.sources import (
     SourceState,
     gone_sources,
@@ -31,15 +38,17 @@ from etl.load.sources import (
     touch_source,
 )
 from etl.load.taxonomy import sync_tasks, sync_topics
-from etl.load.writer import LoadCounts, SourceLoader
+from etl.load.writer import LoadCounts, SourceLoader, forget_source, remove_all_unseen
 
 __all__ = [
+    "Backend",
     "FileKeys",
     "LoadCounts",
     "RememberedRows",
     "RunLock",
     "SourceLoader",
     "SourceState",
+    "backend_of",
     "claim_source",
     "clear_data",
     "create_db_engine",

@@ -12,15 +12,15 @@ itself as one event instead of one per paper: everything in it is new.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import Connection, func, select
 
 from etl.load import schema as s
-from etl.load.bulk import chunks, insert_rows
+from etl.load.backend import backend_of
+from etl.load.bulk import chunks
 from etl.models import QUIET_CHANGE_KINDS, PaperRows
 
 MAX_VALUE_CHARS = 1000
@@ -84,7 +84,7 @@ def write_events(connection: Connection, run_id: int, events: Iterable[Event]) -
         (run_id, pk, pid, label, venue, year, kind, name, bounded(old), bounded(new), at)
         for pk, pid, label, venue, year, kind, name, old, new in events
     ]
-    insert_rows(connection, s.change_events, EVENT_COLUMNS, rows)
+    backend_of(connection).insert_rows(connection, s.change_events, EVENT_COLUMNS, rows)
     return len(rows)
 
 
@@ -116,32 +116,21 @@ def record_removals(connection: Connection, run_id: int, where: Any) -> None:
     write_events(connection, run_id, [(*row, "paper_removed", *NO_DETAIL) for row in rows])
 
 
-@dataclass
-class PaperState:
-    """What events compare of a stored paper."""
-
-    paper_id: str
-    label: str
-    venue: str | None
-    year: int | None
-    values: dict[str, Any]  # field -> value
-    links: set[tuple[str, str]] = field(default_factory=set)  # (kind, url)
-
-    def event(
-        self, pk: int, kind: str, name: str | None = None, old: Any = None, new: Any = None
-    ) -> Event:
-        return (pk, self.paper_id, self.label, self.venue, self.year, kind, name, old, new)
+def paper_state(paper: PaperRows) -> dict[str, Any]:
+    """The values of a derived paper that events compare (links: code and project URLs)."""
+    return {
+        "id": paper.id,
+        "title": paper.title,
+        "abstract": paper.abstract,
+        "authors": "; ".join(paper.authors) or None,
+        "venue": paper.venue,
+        "year": paper.year,
+        "status": paper.status,
+    }
 
 
-Snapshot = dict[int, PaperState]  # by papers.pk
-
-
-@dataclass
-class SourceWatch:
-    """A source's papers before its sightings decide (see `ChangeLog.before_finish`)."""
-
-    papers: Snapshot
-    current: set[int]  # the papers this run saw in the source
+def _links(paper: PaperRows) -> set[tuple[str, str]]:
+    return {(kind, url) for url, _host, kind, *_ in paper.links if kind in LINK_KINDS}
 
 
 class ChangeLog:
@@ -152,7 +141,6 @@ class ChangeLog:
         self.run_id = run_id
         self.source_id = source_id
         self.quiet = is_quiet(connection, run_id)
-        self.added: set[int] = set()
         # Which papers the source held before this run: a paper seen there for the first time
         # is a sighting added (papers.pk, read now, before this run's sightings are written).
         self.sighted_before: set[int] = set()
@@ -160,125 +148,73 @@ class ChangeLog:
             c = s.paper_sources.c
             query = select(c.paper_pk).where(c.source_id == source_id).distinct()
             self.sighted_before = set(connection.execute(query).scalars())
+        self.added: set[int] = set()  # papers added: no sighting_added event of their own
 
-    def papers_added(self, papers: Sequence[PaperRows], pks: Mapping[str, int]) -> None:
+    def papers_added(self, papers: Sequence[tuple[int, PaperRows]]) -> None:
         if self.quiet or not papers:
             return
-        self.added.update(pks[p.id] for p in papers)
-        write_events(
-            self.connection,
-            self.run_id,
-            [_added(pks[p.id], p) for p in papers],
-        )
+        self.added.update(pk for pk, _ in papers)
+        write_events(self.connection, self.run_id, [_added(pk, p) for pk, p in papers])
 
-    def before_update(self, pks: Sequence[int]) -> Snapshot:
-        """Title, abstract, authors and links of papers about to be rewritten."""
-        if self.quiet or not pks:
-            return {}
-        return self._text_state(pks)
-
-    def after_update(self, before: Snapshot) -> None:
-        """Events for what rewriting the papers changed."""
-        if not before:
+    def papers_changed(self, changes: Sequence[tuple[int, PaperRows, PaperRows]]) -> None:
+        """Events for what re-deriving papers changed: (row number, before, after)."""
+        if self.quiet or not changes:
             return
-        after = self._text_state(list(before))
         events: list[Event] = []
-        for pk, old in before.items():
-            new = after[pk]
-            events.extend(_field_events(pk, old, new))
-            for kind, url in sorted(new.links - old.links):
-                events.append(new.event(pk, "link_added", kind, None, url))
-            for kind, url in sorted(old.links - new.links):
-                events.append(new.event(pk, "link_removed", kind, url, None))
+        for pk, old, new in changes:
+            before, after = paper_state(old), paper_state(new)
+            label = label_of(new.id, new.title, new.abstract)
+            where = (pk, new.id, label, new.venue, new.year)
+            for name, value in after.items():
+                if before[name] != value:
+                    events.append((*where, "paper_changed", name, before[name], value))
+            old_links, new_links = _links(old), _links(new)
+            for kind, url in sorted(new_links - old_links):
+                events.append((*where, "link_added", kind, None, url))
+            for kind, url in sorted(old_links - new_links):
+                events.append((*where, "link_removed", kind, url, None))
         write_events(self.connection, self.run_id, events)
 
-    def before_finish(self) -> SourceWatch | None:
-        """The venue, year and status of the source's papers before its sightings decide them,
-        and which of them this run saw (before the stale sightings are dropped)."""
-        if self.quiet:
-            return None
-        c = s.paper_sources.c
-        current_query = (
-            select(c.paper_pk)
-            .where(c.source_id == self.source_id, c.run_id == self.run_id)
-            .distinct()
-        )
-        current = set(self.connection.execute(current_query).scalars())
-        held = (current | self.sighted_before) - self.added
-        return SourceWatch(self._sighting_state(sorted(held)), current)
-
-    def after_finish(self, watch: SourceWatch | None) -> None:
-        """Events for the papers removed, the venue, year and status changed, the sightings
-        added and removed."""
-        if watch is None:
+    def papers_removed(self, papers: Sequence[tuple[int, PaperRows]]) -> None:
+        if self.quiet or not papers:
             return
-        after = self._sighting_state(list(watch.papers))
+        events = [
+            (
+                pk,
+                p.id,
+                label_of(p.id, p.title, p.abstract),
+                p.venue,
+                p.year,
+                "paper_removed",
+                *NO_DETAIL,
+            )
+            for pk, p in papers
+        ]
+        write_events(self.connection, self.run_id, events)
+
+    def sightings_moved(self, current: set[int], removed: set[int]) -> None:
+        """Events for the papers this source sights for the first time, or no longer (of those
+        still stored), once its stale sightings are dropped."""
+        if self.quiet:
+            return
         path = self.connection.execute(
             select(s.sources.c.path).where(s.sources.c.id == self.source_id)
         ).scalar()
-        events: list[Event] = []
-        for pk, old in watch.papers.items():
-            new = after.get(pk)
-            if new is None:
-                events.append(old.event(pk, "paper_removed"))
-                continue
-            events.extend(_field_events(pk, old, new))
-            if pk in watch.current and pk not in self.sighted_before:
-                events.append(new.event(pk, "sighting_added", "source", None, path))
-            elif pk not in watch.current and pk in self.sighted_before:
-                events.append(new.event(pk, "sighting_removed", "source", path, None))
-        write_events(self.connection, self.run_id, events)
-
-    def _sighting_state(self, pks: Sequence[int]) -> Snapshot:
+        added = sorted(current - self.sighted_before - self.added)
+        gone = sorted(self.sighted_before - current - removed)
         p = s.papers.c
-        state: Snapshot = {}
-        for part in chunks(pks):
-            query = select(p.pk, p.id, _label_column(), p.venue, p.year, p.status).where(
-                p.pk.in_(part)
-            )
-            for pk, pid, label, venue, year, status in self.connection.execute(query):
-                values = {"venue": venue, "year": year, "status": status}
-                state[pk] = PaperState(pid, label, venue, year, values)
-        return state
-
-    def _text_state(self, pks: Sequence[int]) -> Snapshot:
-        p, pa, a = s.papers.c, s.paper_authors.c, s.authors.c
-        pl, li = s.paper_links.c, s.links.c
-        state: Snapshot = {}
-        for part in chunks(pks):
-            query = select(p.pk, p.id, p.title, p.abstract, p.venue, p.year).where(p.pk.in_(part))
-            for pk, pid, title, abstract, venue, year in self.connection.execute(query):
-                values = {"title": title, "abstract": abstract, "authors": []}
-                state[pk] = PaperState(pid, label_of(pid, title, abstract), venue, year, values)
-            authors = (
-                select(pa.paper_pk, a.name)
-                .join_from(s.paper_authors, s.authors, a.id == pa.author_id)
-                .where(pa.paper_pk.in_(part))
-                .order_by(pa.paper_pk, pa.position)
-            )
-            for pk, name in self.connection.execute(authors):
-                state[pk].values["authors"].append(name)
-            links = (
-                select(pl.paper_pk, li.kind, li.url)
-                .join_from(s.paper_links, s.links, li.id == pl.link_id)
-                .where(pl.paper_pk.in_(part), li.kind.in_(LINK_KINDS))
-            )
-            for pk, kind, url in self.connection.execute(links):
-                state[pk].links.add((kind, url))
-        for paper in state.values():
-            paper.values["authors"] = "; ".join(paper.values["authors"]) or None
-        return state
+        events: list[Event] = []
+        for kind, pks, old, new in (
+            ("sighting_added", added, None, path),
+            ("sighting_removed", gone, path, None),
+        ):
+            for part in chunks(pks):
+                query = select(p.pk, p.id, _label_column(), p.venue, p.year).where(p.pk.in_(part))
+                for row in self.connection.execute(query):
+                    events.append((*row, kind, "source", old, new))
+        write_events(self.connection, self.run_id, events)
 
 
 def _added(pk: int, p: PaperRows) -> Event:
     label = label_of(p.id, p.title, p.abstract)
     return (pk, p.id, label, p.venue, p.year, "paper_added", *NO_DETAIL)
-
-
-def _field_events(pk: int, old: PaperState, new: PaperState) -> list[Event]:
-    """A `paper_changed` event per field whose value differs."""
-    return [
-        new.event(pk, "paper_changed", name, old.values[name], value)
-        for name, value in new.values.items()
-        if old.values[name] != value
-    ]

@@ -23,7 +23,7 @@ from sqlalchemy.exc import OperationalError, SQLAlchemyError
 
 from etl.config import busy_timeout_seconds, mask_url
 from etl.errors import DatabaseError, MissingDatabaseError
-from etl.load import locks
+from etl.load.backend import hold_database
 
 SQLITE_CACHE_KIB = 32 * 1024
 # Pages of a new database file. Only one paper row (two abstracts) fits in a 4 KB page,
@@ -172,7 +172,7 @@ def upgrade_to_head(engine: Engine) -> None:
     """Apply every pending migration; the schema exists only through them."""
     try:
         with engine.begin() as connection:
-            locks.hold_database(connection)  # two loaders starting together migrate once
+            hold_database(connection)  # two loaders starting together migrate once
             if current_revision(connection) == head_revision():
                 restore_missing_views(connection)
                 return

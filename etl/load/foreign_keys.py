@@ -22,8 +22,8 @@ from sqlalchemy import Connection, ForeignKeyConstraint, select
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.schema import AddConstraint, DropConstraint
 
-from etl.load import locks
 from etl.load import schema as s
+from etl.load.backend import backend_of
 
 FILLED_BY_A_LOAD = (s.papers, s.authors, s.links, s.methods)
 LOCK_WAIT_MS = 2000  # how long dropping the keys may wait for readers' transactions
@@ -48,10 +48,11 @@ class ForeignKeysCheckedAtEnd:
     def __init__(self, connection: Connection) -> None:
         self.connection = connection
         self.dropped: list[ForeignKeyConstraint] = []
+        backend = backend_of(connection)
         if (
-            connection.dialect.name == "postgresql"
+            backend.keys_checked_at_end
             and _no_papers(connection)
-            and not locks.other_loaders(connection)  # it would hold them all back
+            and not backend.other_loaders(connection)  # it would hold them all back
         ):
             self.dropped = _drop(connection, keys_into_filled_tables())
 

@@ -2,19 +2,21 @@
 
 The transform gives each record its keys (etl.transform.ids.identity_keys): external ids
 (`doi:`, `arxiv:`, `openreview:`, `openalex:`, `s2:`, `s2corpus:`, `dblp:`, `pwc:`), `abs:`
-for a substantive abstract, `title:`, `bib:` for a title with its first author and year, and
-`text:` for a record with neither. A record is the stored paper that
+for a substantive abstract, `title:`, `bib:` for a title with its first author (family name
+and initial) and year, and `text:` for a record with neither. A record is the stored paper
+that
 
 1. shares an external id with it; else, unless both have an external id of one kind (two
    OpenReview ids, two DOIs) and they differ,
-2. shares its abstract or its title, where neither differs: both titled, the titles are the
-   same; both with a substantive abstract, the abstracts are the same. So an abstract-only
-   record (a plain-text list) joins the titled record of its abstract, a title-only record
-   the paper of its title, and two records with different titles never merge. Where the
-   titles are the same and the abstracts do not settle it (one is missing, or they differ:
-   a preprint's and its proceedings version's), the first author and the year do: when
-   both give them, the record is the paper only if they share a `bib:` key (a name of the
-   first author, years at most one apart), and then whatever their abstracts.
+2. shares its substantive abstract, whatever their titles (a corrected title, or a list of
+   bare abstracts, names the same paper); else
+3. shares its title, where their first authors and years do not differ (when both give them,
+   the record is the paper only if they share a `bib:` key: the first author's family name
+   with a compatible initial, years at most one apart) and their abstracts do not differ
+   (when both have a substantive one, the record is the paper only if they share a `bib:`
+   key and the abstracts share at least ABSTRACT_OVERLAP of their words: a preprint and its
+   proceedings version, not two papers that happen to share a title). Two records with
+   different titles and no shared id or abstract are two papers.
 
 Within one file, an external id shared by records with different titles is not taken as
 theirs (a proceedings-wide DOI on every record): such records stay apart.
@@ -30,10 +32,13 @@ the same batch are matched to each other the same way.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import re
+from collections.abc import Callable, Sequence
+from functools import partial
 
-from sqlalchemy import Connection
+from sqlalchemy import Connection, select
 
+from etl.load import schema as s
 from etl.load.known import StoredRows
 from etl.models import PaperRows
 
@@ -49,8 +54,14 @@ EXTERNAL_PREFIXES = (
 )
 
 
-def matches(record_keys: Sequence[str], paper_keys: set[str]) -> bool:
-    """Whether a record with these keys is the paper holding `paper_keys` (rules above)."""
+def matches(
+    record_keys: Sequence[str],
+    paper_keys: set[str],
+    similar: Callable[[], bool] = lambda: True,
+) -> bool:
+    """Whether a record with these keys is the paper holding `paper_keys` (rules above);
+    `similar` tells whether their two substantive abstracts share enough words, asked only
+    when the rules need it."""
     if any(k in paper_keys and k.startswith(EXTERNAL_PREFIXES) for k in record_keys):
         return True
     for prefix in EXTERNAL_PREFIXES:  # two OpenReview ids (or DOIs ...): two papers
@@ -60,17 +71,37 @@ def matches(record_keys: Sequence[str], paper_keys: set[str]) -> bool:
     if any(k.startswith("text:") for k in (*record_keys, *paper_keys)):
         # a short text without title or id: only the same text, known by nothing else, is it
         return set(record_keys) == paper_keys
-    titles = _shared("title:", record_keys, paper_keys)
-    if titles is False:
-        return False  # both have a title, and they differ
     abstracts = _shared("abs:", record_keys, paper_keys)
     if abstracts:
         return True
-    if titles:  # the same title: the first author and the year decide, where both give them
-        bib = _shared("bib:", record_keys, paper_keys)
-        if bib is not None:
-            return bib
-    return bool(titles) and abstracts is None
+    if not _shared("title:", record_keys, paper_keys):
+        return False  # no title in common (or one of them has none)
+    bib = _shared("bib:", record_keys, paper_keys)
+    if bib is False:
+        return False  # different first authors or years
+    if abstracts is None:
+        return True
+    return bool(bib) and similar()  # two different abstracts: a revision, or two papers
+
+
+# Two substantive abstracts of one title and first author are one paper's versions (a preprint
+# and its proceedings version) when this share of the shorter one's words are in the other;
+# the measure and its threshold: docs/identity-and-reruns.md, benchmarks/HISTORY.md.
+ABSTRACT_OVERLAP = 0.5
+WORD_RE = re.compile(r"[^\W\d_]{4,}")
+
+
+def abstract_words(abstract: str) -> set[str]:
+    """The words of an abstract that say something (four letters or more), in lower case."""
+    return set(WORD_RE.findall(abstract.lower()))
+
+
+def similar_abstracts(one: str, other: str) -> bool:
+    """Whether two abstracts share ABSTRACT_OVERLAP of the shorter one's words."""
+    mine, theirs = abstract_words(one), abstract_words(other)
+    if not mine or not theirs:
+        return False
+    return len(mine & theirs) / min(len(mine), len(theirs)) >= ABSTRACT_OVERLAP
 
 
 def _shared(prefix: str, record_keys: Sequence[str], paper_keys: set[str]) -> bool | None:
@@ -90,10 +121,12 @@ class IdentityResolver:
     def __init__(self, connection: Connection, stored: StoredRows):
         self.connection = connection
         self.stored = stored
-        self.here: set[str] = set()  # papers this source's records were resolved to so far
+        # The papers this source's records were resolved to so far, with the keys they gave.
+        self.here: dict[str, set[str]] = {}
+        self.abstracts: dict[str, str] = {}  # of the papers this batch's records are
 
-    def resolve(self, papers: Sequence[PaperRows]) -> list[PaperRows]:
-        """The papers with their ids replaced by the ids of the papers they are.
+    def resolve(self, papers: Sequence[PaperRows]) -> list[str]:
+        """The id of the paper each record is (stored, or new).
 
         A record with an abstract can join a paper of its title only if that paper has no
         abstract (else it shares the abstract, and is found by it, or its `bib:` key, or the
@@ -107,8 +140,9 @@ class IdentityResolver:
             self.connection, keys, {p.id for p in papers}, bare
         )
         resolved = []
+        self.abstracts = {}
         for paper in papers:
-            found = self._match(paper.keys, owners, keysets)
+            found = self._match(paper, owners, keysets)
             if found is None:
                 found = paper.id
                 suffix = 1
@@ -118,39 +152,47 @@ class IdentityResolver:
                 ):
                     suffix += 1
                     found = f"{paper.id}-{suffix}"
-            self.here.add(found)
+            self.here.setdefault(found, set()).update(paper.keys)
+            self.abstracts.setdefault(found, paper.abstract)
             keysets[found].update(paper.keys)
             for key in paper.keys:
                 if found not in owners[key]:
                     owners[key].append(found)
-            resolved.append(paper if found == paper.id else paper._replace(id=found))
+            resolved.append(found)
         return resolved
 
     def _match(
-        self, keys: Sequence[str], owners: dict[str, list[str]], keysets: dict[str, set[str]]
+        self, paper: PaperRows, owners: dict[str, list[str]], keysets: dict[str, set[str]]
     ) -> str | None:
         """The first paper (external ids first, then abstract, then title) this record is.
 
         Papers sharing the record's title are tried first for an external id. One file does
-        not list a paper twice under two titles: an id shared by two titled records of one
-        file is not theirs alone (a proceedings DOI on every record), and does not merge them.
+        not list a paper twice under two titles: a key (an id, an abstract) that another
+        record of the file gave a paper under another title is not theirs alone (a
+        proceedings DOI on every record), and does not merge them.
         """
+        keys = paper.keys
         titles = {k for k in keys if k.startswith("title:")}
-        excluded: set[str] = set()
         for key in keys:
             candidates = owners.get(key, [])
             if key.startswith(EXTERNAL_PREFIXES):
                 candidates = sorted(candidates, key=lambda pid: not titles & keysets[pid])
             for paper_id in candidates:
-                if paper_id in excluded:
-                    continue
                 theirs = {k for k in keysets[paper_id] if k.startswith("title:")}
-                if paper_id in self.here and titles and theirs and not titles & theirs:
-                    excluded.add(paper_id)
+                if key in self.here.get(paper_id, ()) and titles and theirs and not titles & theirs:
                     continue
-                if matches(keys, keysets[paper_id]):
+                similar = partial(self._similar, paper.abstract, paper_id)
+                if matches(keys, keysets[paper_id], similar):
                     return paper_id
         return None
+
+    def _similar(self, abstract: str, paper_id: str) -> bool:
+        """Whether an abstract shares enough words with a paper's (stored or of this batch)."""
+        other = self.abstracts.get(paper_id)
+        if other is None:
+            query = select(s.papers.c.abstract).where(s.papers.c.id == paper_id)
+            other = self.connection.execute(query).scalar() or ""
+        return similar_abstracts(abstract, other)
 
 
 def _bare_title_keys(papers: Sequence[PaperRows]) -> set[str]:

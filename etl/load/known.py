@@ -1,5 +1,5 @@
-"""What the writer reads back from the database before writing a batch: stored papers by id,
-papers by identity key, and the ids of lookup rows (authors, links, methods, method aliases).
+"""What the writer reads back from the database before writing a batch: stored papers by id
+and papers by identity key.
 
 `StoredRows` asks the database each time. `RememberedRows` is for a run that writes alone
 into a database that held no papers when it started (SQLite, where the run's lock file keeps
@@ -17,12 +17,13 @@ from __future__ import annotations
 import bisect
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
-from sqlalchemy import Column, Connection, exists, select
+from sqlalchemy import Connection, exists, select
 
 from etl.load import schema as s
-from etl.load.bulk import chunks, select_map, select_rows
+from etl.load.backend import backend_of
+from etl.load.bulk import chunks
 
 PaperOwners = dict[str, list[str]]  # identity key -> ids of the papers holding it, by row number
 PaperKeySets = defaultdict[str, set[str]]  # paper id -> its identity keys
@@ -40,15 +41,6 @@ class StoredPaper(NamedTuple):
 # (what the bound costs and holds: benchmarks/HISTORY.md).
 REMEMBERED_ROWS = 200_000
 
-# The lookup maps a run remembers: (key column, id column) pairs the writer resolves.
-REMEMBERED_LOOKUPS = (
-    (s.authors.c.name, s.authors.c.id),
-    (s.links.c.url, s.links.c.id),
-    (s.methods.c.key, s.methods.c.id),
-    (s.method_aliases.c.key, s.method_aliases.c.method_id),
-    (s.listed_terms.c.key, s.listed_terms.c.id),
-)
-
 
 class StoredRows:
     """Answers from the database (any backend, any number of loaders)."""
@@ -56,7 +48,7 @@ class StoredRows:
     def papers(self, connection: Connection, ids: Iterable[str]) -> dict[str, StoredPaper]:
         """(row number, content hash) of the stored papers with these ids."""
         columns = (s.papers.c.pk, s.papers.c.content_hash)
-        found = select_rows(connection, s.papers.c.id, columns, ids)
+        found = backend_of(connection).select_rows(connection, s.papers.c.id, columns, ids)
         return {pid: StoredPaper(pk, content_hash) for pid, (pk, content_hash) in found.items()}
 
     def has_paper(self, connection: Connection, paper_id: str) -> bool:
@@ -91,12 +83,6 @@ class StoredRows:
                 owners[key].append(paper_id)
         return owners, keysets
 
-    def lookup(
-        self, connection: Connection, key: Column[Any], value: Column[Any], keys: Iterable[Any]
-    ) -> dict[Any, Any]:
-        """{key: value} of the rows whose key is in `keys`."""
-        return select_map(connection, key, value, keys)
-
     def forget(self) -> None:
         """What was written is no longer all there (a rollback, or papers deleted)."""
 
@@ -105,9 +91,6 @@ class StoredRows:
 
     def wrote_keys(self, keys: Iterable[tuple[str, str]]) -> None:
         """(paper id, identity key) rows written to `paper_keys` (new or not)."""
-
-    def wrote_lookups(self, key: Column[Any], ids: Mapping[Any, Any]) -> None:
-        """Lookup rows inserted: key -> id (for the column pairs of REMEMBERED_LOOKUPS)."""
 
 
 class RememberedRows(StoredRows):
@@ -119,27 +102,20 @@ class RememberedRows(StoredRows):
         self._keys: dict[str, set[str]] = {}  # paper id -> keys
         self._owners: dict[str, list[str]] = {}  # key -> paper ids, in row-number order
         self._bare: dict[str, list[str]] = {}  # title key -> those without an abstract key
-        self._lookups: dict[str, dict[Any, Any]] = {}
 
     @classmethod
     def start(cls, connection: Connection) -> RememberedRows | None:
-        """Memory for a run alone on a database that holds no papers (None otherwise). Lookup
-        rows that outlived their papers are read in, so every answer matches the database's."""
-        if connection.dialect.name != "sqlite":  # PostgreSQL takes concurrent loaders
+        """Memory for a run alone on a database that holds no papers (None otherwise)."""
+        if backend_of(connection).concurrent:  # other loaders may write meanwhile
             return None
         if connection.execute(select(s.papers.c.pk).limit(1)).first() is not None:
             return None
-        memory = cls()
-        for key, value in REMEMBERED_LOOKUPS:
-            rows = connection.execute(select(key, value))
-            memory._lookups[_name(key)] = {k: v for k, v in rows}
-        return memory
+        return cls()
 
     def forget(self) -> None:
         """Stop answering from memory (the database no longer holds all that was written)."""
         self.active = False
-        self._papers, self._keys, self._owners, self._lookups = {}, {}, {}, {}
-        self._bare = {}
+        self._papers, self._keys, self._owners, self._bare = {}, {}, {}, {}
 
     def papers(self, connection: Connection, ids: Iterable[str]) -> dict[str, StoredPaper]:
         if not self.active:
@@ -169,14 +145,6 @@ class RememberedRows(StoredRows):
             if pid in self._papers and pid not in keysets:
                 keysets[pid] = set(self._keys.get(pid, ()))
         return owners, keysets
-
-    def lookup(
-        self, connection: Connection, key: Column[Any], value: Column[Any], keys: Iterable[Any]
-    ) -> dict[Any, Any]:
-        if not self.active:
-            return super().lookup(connection, key, value, keys)
-        known = self._lookups[_name(key)]
-        return {k: known[k] for k in keys if k in known}
 
     def wrote_papers(self, papers: Mapping[str, StoredPaper]) -> None:
         if self.active:
@@ -215,16 +183,11 @@ class RememberedRows(StoredRows):
         else:
             bisect.insort(owners, pid, key=self._row_number)
 
-    def wrote_lookups(self, key: Column[Any], ids: Mapping[Any, Any]) -> None:
-        if self.active:
-            self._lookups[_name(key)].update(ids)
-            self._bound()
-
     def _bound(self) -> None:
         """Forget everything once more than REMEMBERED_ROWS rows are remembered: what was
         written is in the database (this run's transaction included), which answers from then
         on."""
-        held = len(self._papers) + len(self._owners) + sum(map(len, self._lookups.values()))
+        held = len(self._papers) + len(self._owners)
         if held > REMEMBERED_ROWS:
             self.forget()
 
@@ -247,7 +210,3 @@ def key_holders(connection: Connection, keys: set[str], bare: set[str]) -> set[i
         query = select(pk_c).where(key_c.in_(part), ~has_abstract)
         pks.update(connection.execute(query).scalars())
     return pks
-
-
-def _name(column: Column[Any]) -> str:
-    return f"{column.table.name}.{column.name}"

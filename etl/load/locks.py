@@ -78,8 +78,8 @@ class RunLock:
     held: str | None = None  # how it holds the loaders' lock: "shared", "exclusive" or None
 
     def mark_alive(self, connection: Connection, run_id: int) -> None:
-        """Hold the run's own lock (PostgreSQL; `connection` must be this lock's connection)."""
-        if connection.dialect.name == "postgresql":
+        """Hold the run's own lock (PostgreSQL, whose lock has a connection: the one given)."""
+        if self.connection is not None:
             connection.execute(text("SELECT pg_advisory_lock(:a, :b)"), _pair(RUNS, run_id))
 
     def release_loaders(self) -> None:
@@ -96,13 +96,8 @@ class RunLock:
 
 
 @contextmanager
-def run_lock(engine: Engine, *, wait: bool = False, exclusive: bool = True) -> Iterator[RunLock]:
-    """Hold the database for a run: a lock file beside SQLite (always exclusive), the loaders'
-    lock on PostgreSQL (shared, so loaders run together; exclusive for a full refresh)."""
-    if engine.dialect.name == "postgresql":
-        with _loaders_lock(engine, wait=wait, exclusive=exclusive) as lock:
-            yield lock
-        return
+def file_run_lock(engine: Engine, *, wait: bool = False) -> Iterator[RunLock]:
+    """Hold a SQLite database for a run: an exclusive lock file beside it."""
     database = engine.url.database
     if not database or database == ":memory:":
         yield RunLock()
@@ -133,7 +128,7 @@ def _file_lock(path: Path, *, wait: bool) -> Iterator[None]:
 
 
 @contextmanager
-def _loaders_lock(engine: Engine, *, wait: bool, exclusive: bool) -> Iterator[RunLock]:
+def loaders_lock(engine: Engine, *, wait: bool, exclusive: bool) -> Iterator[RunLock]:
     """The loaders' lock as a session lock on a connection of its own, held for the run. A
     loader that finds it held exclusively by the brief deletion of orphans waits for it; held
     by a full refresh (which also holds a lock of its own, to be told apart), it exits."""
@@ -174,12 +169,11 @@ def _held(connection: Connection, key: int) -> int:
 
 
 def hold_database(connection: Connection) -> None:
-    """Hold the database lock until this transaction ends (PostgreSQL): migrations and the
-    topic and task sync run one loader at a time."""
-    if connection.dialect.name == "postgresql":
-        connection.execute(
-            text("SELECT pg_advisory_xact_lock(:a, :b)"), {"a": NAMESPACE, "b": DATABASE}
-        )
+    """Hold the database lock until this transaction ends: migrations and the topic and task
+    sync run one loader at a time."""
+    connection.execute(
+        text("SELECT pg_advisory_xact_lock(:a, :b)"), {"a": NAMESPACE, "b": DATABASE}
+    )
 
 
 def exclude_loaders(connection: Connection, lock: RunLock) -> None:
@@ -187,8 +181,6 @@ def exclude_loaders(connection: Connection, lock: RunLock) -> None:
     (PostgreSQL), for work that must see no loader mid-source. It asks again every
     EXCLUDE_POLL_SECONDS rather than queueing for the lock: a queued request would make
     loaders that start meanwhile queue behind it, and so behind every loader running."""
-    if connection.dialect.name != "postgresql":
-        return
     lock.release_loaders()
     key = {"a": NAMESPACE, "b": LOADERS}
     while not connection.scalar(text("SELECT pg_try_advisory_xact_lock(:a, :b)"), key):
@@ -196,20 +188,15 @@ def exclude_loaders(connection: Connection, lock: RunLock) -> None:
 
 
 def run_is_dead(connection: Connection, run_id: int) -> bool:
-    """Whether a `running` run's process is gone. SQLite: always (the caller holds the only
-    writer's lock). PostgreSQL: when nobody holds the run's lock."""
-    if connection.dialect.name != "postgresql":
-        return True
+    """Whether a `running` run's process is gone: nobody holds the run's lock."""
     return bool(
         connection.scalar(text("SELECT pg_try_advisory_xact_lock(:a, :b)"), _pair(RUNS, run_id))
     )
 
 
 def claim_source(connection: Connection, path: str, *, wait: bool) -> bool:
-    """Hold a source for this transaction (PostgreSQL), waiting for the loader that holds it
-    or, without `wait`, returning False at once."""
-    if connection.dialect.name != "postgresql":
-        return True
+    """Hold a source for this transaction, waiting for the loader that holds it or, without
+    `wait`, returning False at once."""
     key = _pair(SOURCES, path)
     if wait:
         connection.execute(text("SELECT pg_advisory_xact_lock(:a, :b)"), key)
@@ -217,18 +204,16 @@ def claim_source(connection: Connection, path: str, *, wait: bool) -> bool:
     return bool(connection.scalar(text("SELECT pg_try_advisory_xact_lock(:a, :b)"), key))
 
 
-def hold_lookup_table(connection: Connection, table: str) -> None:
-    """Add a lookup table's rows one loader at a time, until this transaction ends."""
-    if connection.dialect.name == "postgresql":
-        connection.execute(text("SELECT pg_advisory_xact_lock(:a, :b)"), _pair(LOOKUPS, table))
+def hold_lookups(connection: Connection) -> None:
+    """Add lookup rows (authors, links, listed terms, methods) one loader at a time, until this
+    transaction ends: the last step of a source, right before its commit."""
+    connection.execute(text("SELECT pg_advisory_xact_lock(:a, :b)"), _pair(LOOKUPS, 0))
 
 
 def hold_identities(connection: Connection, keys: Iterable[str]) -> None:
     """Hold each paper identity key until this transaction ends (PostgreSQL): its row of
     `identity_locks`, created if new, locked in key order, so that two batches taking
     overlapping keys queue rather than deadlock (and decide a paper's identity in turn)."""
-    if connection.dialect.name != "postgresql":
-        return
     numbers = sorted({identity_number(key) for key in keys})
     table = schema.identity_locks
     for part in chunks(numbers):
@@ -244,8 +229,6 @@ def hold_papers(connection: Connection, pks: Iterable[int]) -> None:
     """Hold stored papers until this transaction ends (PostgreSQL), locked in row-number
     order `FOR NO KEY UPDATE`: a loader may update them, and others still add child rows
     (whose foreign keys take a key-share lock) and are never held back by it."""
-    if connection.dialect.name != "postgresql":
-        return
     papers = schema.papers
     for part in chunks(sorted(set(pks))):
         query = select(papers.c.pk).where(papers.c.pk.in_(part)).order_by(papers.c.pk)
@@ -258,9 +241,7 @@ def identity_number(key: str) -> int:
 
 
 def other_loaders(connection: Connection) -> int:
-    """How many runs besides the caller's hold the loaders' lock (PostgreSQL; 0 on SQLite)."""
-    if connection.dialect.name != "postgresql":
-        return 0
+    """How many runs besides the caller's hold the loaders' lock."""
     return max(_held(connection, LOADERS) - 1, 0)
 
 

@@ -3,9 +3,10 @@ segments, a full refresh's clearing."""
 
 from __future__ import annotations
 
-from sqlalchemy import Connection, delete, select, text
+from sqlalchemy import Connection, delete, select
 
 from etl.load import schema as s
+from etl.load.backend import backend_of
 
 
 def delete_orphans(connection: Connection) -> None:
@@ -22,9 +23,8 @@ def delete_orphans(connection: Connection) -> None:
 
 
 def optimize_search(connection: Connection) -> None:
-    """Merge the full-text index's segments after a large load (SQLite FTS5)."""
-    if connection.dialect.name == "sqlite":
-        connection.execute(text("INSERT INTO papers_fts(papers_fts) VALUES ('optimize')"))
+    """Merge the full-text index's segments after a large load (where the backend has them)."""
+    backend_of(connection).optimize_search(connection)
 
 
 def clear_data(connection: Connection) -> None:

@@ -8,8 +8,8 @@ from typing import Any
 
 from sqlalchemy import Engine, select, update
 
-from etl.load import locks
 from etl.load import schema as s
+from etl.load.backend import backend_of
 from etl.load.locks import RunLock
 from etl.load.writer import now
 from etl.models import RunReport
@@ -26,8 +26,9 @@ def start_run(engine: Engine, options: dict[str, Any], lock: RunLock) -> tuple[i
             stack.enter_context(connection.begin())
         else:
             connection = stack.enter_context(engine.begin())
+        backend = backend_of(connection)
         running = connection.scalars(select(s.runs.c.id).where(s.runs.c.status == "running"))
-        dead = [run_id for run_id in running.all() if locks.run_is_dead(connection, run_id)]
+        dead = [run_id for run_id in running.all() if backend.run_is_dead(connection, run_id)]
         if dead:
             connection.execute(
                 update(s.runs)

@@ -156,8 +156,23 @@ paper_sources = Table(
     Column("venue", Text, comment="venue as this source gives it (canonical name)"),
     Column("year", Integer, comment="year as this source gives it"),
     Column("status", Text, comment="status or track as this source gives it"),
+    Column(
+        "content_hash",
+        Text,
+        nullable=False,
+        comment="hash of the record's content (everything but venue, year and status)",
+    ),
+    Column(
+        "record",
+        Text,
+        nullable=False,
+        comment="JSON object: the record's own values (title, abstract, authors, links, "
+        "identity keys, what the transform found); the paper is derived from its sightings'",
+    ),
     Index(None, "source_id", "run_id"),
-    comment="Where each paper was seen: each sighting with its venue, year and status.",
+    Index(None, "source_id", "position"),
+    comment="Where each paper was seen: each sighting with the values its source gave. A "
+    "paper's values are derived from all its sightings (docs: identity and reruns).",
 )
 
 paper_keys = Table(
@@ -169,7 +184,8 @@ paper_keys = Table(
         Text,
         primary_key=True,
         comment="doi:, arxiv:, openreview:, openalex:, s2:, s2corpus:, dblp:, pwc:, abs: "
-        "(abstract hash), title: (title hash), bib: (title, first author, year), text:",
+        "(abstract hash), title: (title hash), bib: (title, first author's family name and "
+        "initial, year), text:",
     ),
     Index(None, "key"),
     comment="What identifies each paper; records are matched to papers through these.",
@@ -222,9 +238,31 @@ paper_methods = Table(
     "paper_methods",
     metadata,
     _paper_ref(),
-    Column("method_id", ForeignKey("methods.id", ondelete="CASCADE"), primary_key=True, index=True),
+    Column(
+        "key",
+        Text,
+        primary_key=True,
+        comment="the mention's normalised name (one row per paper and mention)",
+    ),
+    Column("method_id", ForeignKey("methods.id", ondelete="CASCADE"), nullable=False, index=True),
     Column("role", Text, nullable=False, comment="introduced or mentioned"),
     Column("surface", Text, nullable=False, comment="the form as written"),
+    Column("kind", Text, nullable=False, comment="the kind the transform gave this mention"),
+    Column(
+        "aliases",
+        Text,
+        nullable=False,
+        comment="JSON array of [key, name] pairs: every name the mention gives the artifact, "
+        "its own first; methods are the groups of mentions these names join",
+    ),
+    Column(
+        "position",
+        Integer,
+        nullable=False,
+        comment="1 for the paper's first mention, in the order the text gives them",
+    ),
+    comment="Named artifacts each paper introduces or mentions, one row per mention. Two "
+    "mentions of a paper may name one method (paper_method_roles gives one row per method).",
 )
 
 acronyms = Table(

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from sqlalchemy import Connection, text
 
+from etl.load.backend import backend_of
+
 INSERT_TRIGGER = "papers_fts_insert"
 
 
@@ -30,7 +32,7 @@ class BulkSearchIndex:
 
     def __init__(self, connection: Connection) -> None:
         self.connection = connection
-        self.active = connection.dialect.name == "sqlite"
+        self.active = backend_of(connection).search_triggers
         self.unindexed_above: int | None = None  # papers above this row number await indexing
         self.trigger = insert_trigger_sql(connection) if self.active else None
         if self.trigger is None:  # not SQLite, or a database without the trigger: keep it so

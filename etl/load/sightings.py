@@ -1,137 +1,179 @@
-"""What a file's sightings decide when they change: the venue, year and status its papers
-show, and which papers are seen nowhere any more (removed without racing other loaders)."""
+"""Sightings: where each paper was seen, with the values that source gave (`paper_sources`).
+
+A sighting is a file and a position in it. Its values (`SightingValues`: the record's content
+hash, venue, year and status; the whole record as JSON) are what its paper is derived from
+(etl.load.derive): a paper changes only when the set of distinct values its sightings give
+changes, so a second copy of a record changes nothing. A source's sightings this run did not
+see again are stale: the source ends by dropping them.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from typing import Any, NamedTuple
 
-from sqlalchemy import Connection, and_, case, delete, func, or_, select, update
+from sqlalchemy import Connection, and_, bindparam, delete, func, select
 
 from etl.load import schema as s
+from etl.load.backend import Backend
 from etl.load.bulk import chunks
-from etl.load.changes import ChangeLog, record_removals
+from etl.models import PaperRows
 
 
-def drop_stale(
-    connection: Connection, source_id: int, run_id: int, changes: ChangeLog | None = None
-) -> tuple[int, int]:
-    """Drop the sightings of a source that this run did not see again, set the venue, year
-    and status of the papers it holds or held, and remove those seen nowhere else any more;
-    (removed, deferred): see `remove_unseen_papers`. What changed is recorded in `changes`
-    (a log of its own when none is given)."""
-    changes = changes or ChangeLog(connection, run_id, source_id)
-    watch = changes.before_finish()
-    stale = and_(s.paper_sources.c.source_id == source_id, s.paper_sources.c.run_id != run_id)
-    left = select(s.paper_sources.c.paper_pk).where(stale)
-    seen_elsewhere = select(1).where(s.paper_sources.c.paper_pk == s.papers.c.pk, ~stale)
-    candidates = list(
-        connection.execute(
-            select(s.papers.c.pk).where(s.papers.c.pk.in_(left), ~seen_elsewhere.exists())
-        ).scalars()
-    )
-    derive_sighting_values(connection, source_id, run_id)
-    connection.execute(delete(s.paper_sources).where(stale))
-    removed = remove_unseen_papers(connection, candidates)
-    changes.after_finish(watch)
-    return removed
+class SightingValues(NamedTuple):
+    """What a sighting says that its paper is derived from (beside its record's JSON)."""
+
+    content_hash: str
+    venue: str | None
+    year: int | None
+    status: str | None
+
+    @classmethod
+    def of(cls, record: PaperRows) -> SightingValues:
+        return cls(record.content_hash, record.venue, record.year, record.status)
 
 
-def forget_source(connection: Connection, source_id: int, run_id: int) -> tuple[int, int]:
-    """Remove a source whose file is gone: its sightings, the papers seen nowhere else, and
-    its row; (removed, deferred) as `drop_stale`."""
-    removed, deferred = drop_stale(connection, source_id, run_id)
-    connection.execute(delete(s.sources).where(s.sources.c.id == source_id))
-    return removed, deferred
+SIGHTING_COLUMNS = (
+    "paper_pk",
+    "source_id",
+    "position",
+    "run_id",
+    "venue",
+    "year",
+    "status",
+    "content_hash",
+    "record",
+)
+c = s.paper_sources.c
 
 
-PREPRINT_VENUES = ("arxiv", "corr")
+class Sightings:
+    """One source's sightings, and the sightings of the papers they touch."""
 
+    def __init__(self, connection: Connection, backend: Backend, source_id: int, run_id: int):
+        self.connection = connection
+        self.backend = backend
+        self.source_id = source_id
+        self.run_id = run_id
 
-def derive_sighting_values(connection: Connection, source_id: int, run_id: int) -> None:
-    """Set the venue, year and status of the papers a source holds or held from their
-    sightings that remain: an accepted one's (status not reject, withdrawn or desk reject),
-    else a preprint's (arXiv, CoRR), then one that names a venue, then the latest year's;
-    among those, the smallest venue and status, so that the load order never decides."""
-    live = s.paper_sources.alias("live")
-    current = or_(live.c.source_id != source_id, live.c.run_id == run_id)
-    status = func.lower(func.coalesce(live.c.status, ""))
-    refused = or_(status.like("%reject%"), status.like("%withdr%"))
-    # CoRR is arXiv's name in DBLP and in the BibTeX exported from it: a preprint venue
-    preprint = or_(status.like("%preprint%"), func.lower(live.c.venue).in_(PREPRINT_VENUES))
-    order = (
-        case((refused, 2), (preprint, 1), else_=0),
-        case((live.c.venue.is_(None), 1), else_=0),
-        func.coalesce(live.c.year, 0).desc(),
-        func.coalesce(live.c.venue, ""),
-        func.coalesce(live.c.status, ""),
-    )
+    def stale(self) -> Any:
+        """The source's sightings this run has not seen (again)."""
+        return and_(c.source_id == self.source_id, c.run_id != self.run_id)
 
-    def derived(column: str) -> Any:
-        return (
-            select(live.c[column])
-            .where(live.c.paper_pk == s.papers.c.pk, current)
-            .order_by(*order)
-            .limit(1)
-            .scalar_subquery()
+    def at_positions(self, positions: Sequence[int]) -> dict[int, list[tuple[int, SightingValues]]]:
+        """The source's stored sightings at these positions: (paper, values) by position."""
+        found: dict[int, list[tuple[int, SightingValues]]] = {}
+        for part in chunks(sorted(set(positions))):
+            query = select(c.position, c.paper_pk, c.content_hash, c.venue, c.year, c.status).where(
+                c.source_id == self.source_id, c.position.in_(part)
+            )
+            for position, pk, *values in self.connection.execute(query):
+                found.setdefault(position, []).append((pk, SightingValues(*values)))
+        return found
+
+    def values_of(
+        self, pks: Iterable[int], *, without_stale: bool = False
+    ) -> dict[int, Counter[SightingValues]]:
+        """How many sightings of each paper give each distinct values (counted by the database,
+        however many copies a paper has)."""
+        found: dict[int, Counter[SightingValues]] = {}
+        for part in chunks(sorted(set(pks))):
+            where = [c.paper_pk.in_(part)]
+            if without_stale:
+                where.append(~self.stale())
+            query = (
+                select(c.paper_pk, c.content_hash, c.venue, c.year, c.status, func.count())
+                .where(*where)
+                .group_by(c.paper_pk, c.content_hash, c.venue, c.year, c.status)
+            )
+            for pk, *values, count in self.connection.execute(query):
+                found.setdefault(pk, Counter())[SightingValues(*values)] = count
+        return found
+
+    def records_of(self, pks: Iterable[int]) -> dict[int, dict[SightingValues, PaperRows]]:
+        """One record of each paper's distinct sighting values (each record read once)."""
+        found: dict[int, dict[SightingValues, PaperRows]] = {}
+        for part in chunks(sorted(set(pks))):
+            query = select(
+                c.paper_pk, c.content_hash, c.venue, c.year, c.status, c.position, c.record
+            ).where(c.paper_pk.in_(part))
+            for pk, content_hash, venue, year, status, position, record in self.connection.execute(
+                query
+            ):
+                values = SightingValues(content_hash, venue, year, status)
+                held = found.setdefault(pk, {})
+                if values not in held:
+                    held[values] = PaperRows.from_record_json(
+                        record, venue, year, status, content_hash, position
+                    )
+        return found
+
+    def stale_papers(self) -> list[int]:
+        """The papers the source's stale sightings name."""
+        query = select(c.paper_pk).where(self.stale()).distinct()
+        return sorted(self.connection.execute(query).scalars())
+
+    def write(self, rows: Sequence[tuple[int, PaperRows]], *, first_load: bool) -> None:
+        """Store sightings with this run's stamp and their records' values."""
+        values = [
+            (
+                pk,
+                self.source_id,
+                r.position,
+                self.run_id,
+                r.venue,
+                r.year,
+                r.status,
+                r.content_hash,
+                r.record_json(),
+            )
+            for pk, r in rows
+        ]
+        if first_load:  # nothing to conflict with: a plain insert (COPY on PostgreSQL)
+            self.backend.insert_rows(self.connection, s.paper_sources, SIGHTING_COLUMNS, values)
+            return
+        self.backend.upsert_rows(
+            self.connection,
+            s.paper_sources,
+            SIGHTING_COLUMNS,
+            values,
+            conflict=["paper_pk", "source_id", "position"],
+            update=["run_id", "venue", "year", "status", "content_hash", "record"],
         )
 
-    values = {name: derived(name) for name in ("venue", "year", "status")}
-    touched = select(s.paper_sources.c.paper_pk).where(s.paper_sources.c.source_id == source_id)
-    differs = or_(*(s.papers.c[name].is_distinct_from(v) for name, v in values.items()))
-    lock_in_order(connection, s.papers.c.pk.in_(touched), differs)
-    connection.execute(update(s.papers).where(s.papers.c.pk.in_(touched), differs).values(values))
-
-
-def papers_seen_in(connection: Connection, source_id: int) -> set[int]:
-    """Row numbers of the papers a source holds sightings of."""
-    query = select(s.paper_sources.c.paper_pk).where(s.paper_sources.c.source_id == source_id)
-    return set(connection.execute(query).scalars())
-
-
-def lock_in_order(connection: Connection, *where: Any) -> None:
-    """Lock the papers about to be updated (those matching `where`) in row-number order
-    (PostgreSQL), so that loaders updating overlapping papers queue instead of deadlocking."""
-    if connection.dialect.name == "postgresql":
-        query = select(s.papers.c.pk).where(*where).order_by(s.papers.c.pk)
-        connection.execute(query.with_for_update(key_share=True)).all()  # FOR NO KEY UPDATE
-
-
-def remove_unseen_papers(connection: Connection, candidates: Sequence[int]) -> tuple[int, int]:
-    """Delete the candidate papers that have no sighting left; (removed, deferred).
-
-    On PostgreSQL another loader may be adding a sighting of a candidate in a transaction
-    not committed yet: it holds a key-share lock on the paper (its foreign key). Each candidate
-    is locked FOR UPDATE, skipping those another transaction holds, and the absence of any
-    sighting is checked again in a new statement, which sees every sighting committed since;
-    while the lock is held nobody can add one. A skipped paper is deferred: the run's last
-    step removes papers without sightings once no loader is mid-source (`remove_all_unseen`).
-    """
-    if not candidates:
-        return 0, 0
-    locked: list[int] = []
-    for part in chunks(sorted(candidates)):
-        query = select(s.papers.c.pk).where(s.papers.c.pk.in_(part)).order_by(s.papers.c.pk)
-        if connection.dialect.name == "postgresql":
-            query = query.with_for_update(skip_locked=True)
-        locked.extend(connection.execute(query).scalars())
-    removed = 0
-    for part in chunks(locked):
-        result = connection.execute(
-            delete(s.papers).where(s.papers.c.pk.in_(part), ~_has_sighting())
+    def stamp(self, sighted: Sequence[tuple[int, int]]) -> None:
+        """Mark unchanged sightings (paper, position) as seen by this run."""
+        if not sighted:
+            return
+        self.connection.execute(
+            s.paper_sources.update()
+            .where(
+                c.paper_pk == bindparam("b_pk"),
+                c.source_id == self.source_id,
+                c.position == bindparam("b_position"),
+            )
+            .values(run_id=self.run_id),
+            [{"b_pk": pk, "b_position": position} for pk, position in sighted],
         )
-        removed += result.rowcount or 0
-    return removed, len(candidates) - len(locked)
+
+    def drop_stale(self) -> None:
+        """Forget the source's sightings this run did not see."""
+        self.connection.execute(delete(s.paper_sources).where(self.stale()))
+
+    def papers_seen(self) -> int:
+        """How many papers this run saw in the source."""
+        query = select(func.count(c.paper_pk.distinct())).where(
+            c.source_id == self.source_id, c.run_id == self.run_id
+        )
+        return int(self.connection.execute(query).scalar_one())
+
+    def papers_held(self) -> set[int]:
+        """The papers the source holds sightings of."""
+        query = select(c.paper_pk).where(c.source_id == self.source_id).distinct()
+        return set(self.connection.execute(query).scalars())
 
 
-def remove_all_unseen(connection: Connection, run_id: int | None = None) -> int:
-    """Delete every paper with no sighting left (run where no loader is mid-source); with a
-    run, recorded as removed by it."""
-    if run_id is not None:
-        record_removals(connection, run_id, ~_has_sighting())
-    result = connection.execute(delete(s.papers).where(~_has_sighting()))
-    return result.rowcount or 0
-
-
-def _has_sighting() -> Any:
-    return select(1).where(s.paper_sources.c.paper_pk == s.papers.c.pk).exists()
+def has_sighting() -> Any:
+    """Whether a paper has any sighting left (a correlated EXISTS on `papers`)."""
+    return select(1).where(c.paper_pk == s.papers.c.pk).exists()

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from sqlalchemy import Connection
 
 from etl.load import schema as s
-from etl.load.bulk import upsert_rows
+from etl.load.backend import backend_of
 from etl.models import Task, Topic
 
 
@@ -23,7 +23,7 @@ def sync_topics(connection: Connection, topics: Sequence[Topic]) -> None:
         (t.slug, t.name, t.parent, json.dumps(list(t.terms)))
         for t in sorted(topics, key=lambda t: depth(t.parent))
     ]
-    upsert_rows(
+    backend_of(connection).upsert_rows(
         connection,
         s.topics,
         ("slug", "name", "parent_slug", "terms"),
@@ -36,7 +36,7 @@ def sync_topics(connection: Connection, topics: Sequence[Topic]) -> None:
 def sync_tasks(connection: Connection, tasks: Sequence[Task]) -> None:
     """Make the tasks table hold the taxonomy's tasks (their topics synced first)."""
     rows = [(t.name, t.topic, json.dumps(list(t.terms))) for t in tasks]
-    upsert_rows(
+    backend_of(connection).upsert_rows(
         connection,
         s.tasks,
         ("name", "topic_slug", "terms"),

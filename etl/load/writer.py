@@ -1,49 +1,30 @@
-"""Writing transformed papers (`PaperRows`): set-based writes in the caller's transaction."""
+"""Writing transformed records (`PaperRows`): each is a sighting, and papers are derived from
+their sightings (etl.load.derive), in set-based writes in the caller's transaction."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
-from dataclasses import dataclass, field
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
 
-from sqlalchemy import (
-    Boolean,
-    Connection,
-    Table,
-    bindparam,
-    case,
-    delete,
-    func,
-    select,
-    update,
-)
+from sqlalchemy import Connection, bindparam, delete, select, update
 
-from etl.load import locks, sightings
 from etl.load import schema as s
-from etl.load.bulk import (
-    chunks,
-    highest_id,
-    ids_since,
-    insert_new_returning,
-    insert_rows,
-    select_rows,
-    upsert_rows,
-)
-from etl.load.changes import ChangeLog
+from etl.load.backend import backend_of
+from etl.load.bulk import chunks, highest_id, ids_since
+from etl.load.changes import ChangeLog, record_removals
+from etl.load.children import MENTIONS, ChildRows
+from etl.load.derive import derive
 from etl.load.foreign_keys import ForeignKeysCheckedAtEnd
 from etl.load.identity import FileKeys, IdentityResolver
 from etl.load.known import StoredPaper, StoredRows, key_holders
-from etl.load.methods import resolve_methods
+from etl.load.methods import MethodRecompute
 from etl.load.search_index import BulkSearchIndex
-from etl.models import (
-    PaperRows,
-    Reject,
-    SourceFile,
-)
+from etl.load.sightings import Sightings, SightingValues, has_sighting
+from etl.models import PaperRows, Reject, SourceFile
 
-# The columns of `papers` a new paper is inserted with, in the order of `paper_row`'s values.
+# The columns of `papers` a paper's derived values fill, in the order of `paper_values`.
 PAPER_COLUMNS = (
     "id",
     "venue",
@@ -57,33 +38,13 @@ PAPER_COLUMNS = (
     "extra",
     "method_names",
     "content_hash",
-    "created_run_id",
-    "updated_run_id",
 )
-# Groups of a paper's child rows that a record replaces only when it has them: a record that
-# lacks a field knows nothing about it (it does not say the paper has no authors).
-TEXT_CHILDREN = (
-    s.paper_methods,
-    s.acronyms,
-    s.paper_topics,
-    s.paper_tasks,
-    s.paper_listed_terms,
-)
+_BOUND = tuple(f"b_{name}" for name in PAPER_COLUMNS)
 RowNumbers = dict[str, int]  # papers.pk by papers.id, for the papers of a batch
-KeyedPaper = tuple[int, PaperRows]  # a paper with its row number
 
 
-@dataclass
-class ChildGroups:
-    """The ids of changed papers whose authors, links and text-derived rows are replaced."""
-
-    authors: set[str] = field(default_factory=set)
-    links: set[str] = field(default_factory=set)
-    text: set[str] = field(default_factory=set)
-
-
-def paper_row(p: PaperRows, run_id: int) -> tuple[object, ...]:
-    """A new paper's `papers` row, in the order of PAPER_COLUMNS."""
+def paper_values(p: PaperRows) -> tuple[object, ...]:
+    """A derived paper's `papers` values, in the order of PAPER_COLUMNS."""
     return (
         p.id,
         p.venue,
@@ -97,34 +58,12 @@ def paper_row(p: PaperRows, run_id: int) -> tuple[object, ...]:
         p.extra,
         p.method_names,
         p.content_hash,
-        run_id,
-        run_id,
     )
 
 
 def now() -> datetime:
     """The current UTC time without tzinfo (stored as ISO text on SQLite)."""
     return datetime.now(UTC).replace(tzinfo=None)
-
-
-def resolve_ids(
-    connection: Connection,
-    stored: StoredRows,
-    table: Table,
-    columns: Sequence[str],
-    rows: Mapping[Any, Sequence[Any]],
-) -> dict[Any, int]:
-    """Ids of lookup rows (authors, links) by key (the first column), inserting missing ones."""
-    column = table.c[columns[0]]
-    ids = stored.lookup(connection, column, table.c.id, rows)
-    missing = [rows[k] for k in rows if k not in ids]
-    if missing:  # no other writer adds them meanwhile: see SourceLoader.lookups
-        mark = highest_id(connection, table.c.id)
-        insert_rows(connection, table, columns, missing)
-        created = ids_since(connection, column, table.c.id, mark)
-        stored.wrote_lookups(column, created)
-        ids.update(created)
-    return ids
 
 
 @dataclass
@@ -140,8 +79,11 @@ class LoadCounts:
     methods: int = 0
     rejects: int = 0
     # Papers left with no sighting that another loader held at that moment: removed at the
-    # end of the run, where no loader can be adding a sighting (remove_unseen_papers).
+    # end of the run, where no loader can be adding a sighting (remove_all_unseen).
     deferred: int = 0
+    # Methods left with no mention while other loaders may be adding some: deleted by the
+    # run's tidying.
+    orphaned: int = 0
 
     def add(self, other: LoadCounts) -> None:
         """Accumulate another source's counts (for a run's totals)."""
@@ -149,8 +91,142 @@ class LoadCounts:
             setattr(self, name, getattr(self, name) + getattr(other, name))
 
 
+class PaperWriter:
+    """Papers kept derived from their sightings while one source's sightings change."""
+
+    def __init__(self, connection: Connection, source_id: int, run_id: int, stored: StoredRows):
+        self.connection = connection
+        self.backend = backend_of(connection)
+        self.source_id = source_id
+        self.run_id = run_id
+        self.stored = stored
+        self.counts = LoadCounts()
+        self.sightings = Sightings(connection, self.backend, source_id, run_id)
+        self.children = ChildRows(connection, self.backend)
+        self.changes = ChangeLog(connection, run_id, source_id)
+        self.search_index: BulkSearchIndex | None = None
+        self.updated: set[int] = set()  # papers this source re-derived (counted once)
+        # Whether children wait for the end of the source (other loaders write meanwhile).
+        self.deferred_children = False
+
+    def rederive(
+        self, before: dict[int, list[PaperRows]], after: dict[int, list[PaperRows]]
+    ) -> None:
+        """Rewrite the papers whose sightings' values changed from `before` to `after` (each a
+        paper's records, one per distinct values), recording what changed."""
+        changed: list[tuple[int, PaperRows, PaperRows]] = []
+        for pk, records in after.items():
+            new = derive(records)
+            old = derive(before[pk]) if before.get(pk) else None
+            if (
+                old is not None
+                and new.id != old.id
+                and self.stored.has_paper(self.connection, new.id)
+            ):
+                new = new._replace(id=old.id)  # its strongest id names another paper
+            if new != old:
+                changed.append((pk, old or new, new))
+        if not changed:
+            return
+        if self.search_index is not None:
+            self.search_index.flush()  # the update trigger expects every row indexed
+        self.connection.execute(
+            update(s.papers)
+            .where(s.papers.c.pk == bindparam("b_pk"))
+            .values(
+                {name: bindparam(f"b_{name}") for name in PAPER_COLUMNS}
+                | {"updated_run_id": self.run_id}
+            ),
+            [
+                {"b_pk": pk, **dict(zip(_BOUND, paper_values(new), strict=True))}
+                for pk, _, new in changed
+            ],
+        )
+        pks = [pk for pk, _, _ in changed]
+        self.children.remove(pks)
+        self.children.add([(pk, new) for pk, _, new in changed])
+        self._replace_keys(changed)
+        self.changes.papers_changed(changed)
+        self.updated.update(pks)
+
+    def _replace_keys(self, changed: Sequence[tuple[int, PaperRows, PaperRows]]) -> None:
+        """The identity keys of re-derived papers: the union of their sightings' now."""
+        renamed = any(old.id != new.id for _, old, new in changed)
+        dropped = any(set(old.keys) - set(new.keys) for _, old, new in changed)
+        if renamed or dropped:
+            self.stored.forget()
+        for part in chunks(sorted(pk for pk, _, _ in changed)):
+            self.connection.execute(delete(s.paper_keys).where(s.paper_keys.c.paper_pk.in_(part)))
+        rows = [(pk, key) for pk, _, new in changed for key in new.keys]
+        self.backend.insert_rows(self.connection, s.paper_keys, ("paper_pk", "key"), rows)
+        if not (renamed or dropped):
+            self.stored.wrote_papers(
+                {new.id: StoredPaper(pk, new.content_hash) for pk, _, new in changed}
+            )
+            self.stored.wrote_keys([(new.id, key) for _, _, new in changed for key in new.keys])
+
+    def drop_stale(self) -> None:
+        """Drop the source's sightings this run did not see: their papers are derived again
+        from the sightings left, and removed when none is left."""
+        pks = self.sightings.stale_papers()
+        left = self.sightings.values_of(pks, without_stale=True)
+        now_all = self.sightings.values_of([pk for pk in pks if pk in left])
+        changing = [pk for pk in left if set(left[pk]) != set(now_all[pk])]
+        records = self.sightings.records_of([*changing, *(pk for pk in pks if pk not in left)])
+        before = {pk: list(held.values()) for pk, held in records.items()}
+        after = {pk: [r for v, r in records[pk].items() if v in left[pk]] for pk in changing}
+        self.rederive(before, after)
+        self.sightings.drop_stale()
+        gone = [pk for pk in pks if pk not in left]
+        removed = self.remove_unseen({pk: derive(before[pk]) for pk in gone if pk in before})
+        self.counts.removed += len(removed)
+        self.counts.deferred += len(gone) - len(removed)
+        if removed:
+            self.stored.forget()
+        self.changes.sightings_moved(self.sightings.papers_held(), set(gone))
+
+    def remove_unseen(self, candidates: dict[int, PaperRows]) -> list[int]:
+        """Delete the candidate papers that have no sighting left; those removed.
+
+        On PostgreSQL another loader may be adding a sighting of a candidate in a transaction
+        not committed yet: it holds a key-share lock on the paper (its foreign key). Each
+        candidate is locked, skipping those another transaction holds, and the absence of any
+        sighting is checked again in a new statement, which sees every sighting committed
+        since; while the lock is held nobody can add one. A skipped paper is left to the
+        run's last step (`remove_all_unseen`), once no loader is mid-source.
+        """
+        locked: list[int] = []
+        for part in chunks(sorted(candidates)):
+            query = select(s.papers.c.pk).where(s.papers.c.pk.in_(part)).order_by(s.papers.c.pk)
+            locked.extend(self.connection.execute(self.backend.skipping_held(query)).scalars())
+        removed: list[int] = []
+        for part in chunks(locked):
+            found = select(s.papers.c.pk).where(s.papers.c.pk.in_(part), ~has_sighting())
+            unseen = list(self.connection.execute(found).scalars())
+            self.children.note_mentions(unseen)
+            self.connection.execute(delete(s.papers).where(s.papers.c.pk.in_(unseen)))
+            removed += unseen
+        self.changes.papers_removed([(pk, candidates[pk]) for pk in removed])
+        return removed
+
+    def flush_children(self) -> None:
+        """Write the staged children that name lookup rows."""
+        self.children.flush_lookups()
+
+    def finish_children(self) -> None:
+        """The source's last writes: staged children, then the methods its mentions touch."""
+        if self.deferred_children:
+            self.backend.hold_lookups(self.connection)
+        self.children.flush_lookups()
+        recompute = MethodRecompute(self.connection, self.backend, MENTIONS.stage)
+        recompute.run(self.children.method_keys)
+        self.connection.execute(delete(MENTIONS.stage))
+        self.children.method_keys = set()
+        self.counts.orphaned += recompute.orphaned
+
+
 class SourceLoader:
-    """Loads one source's batches; `finish` removes papers the source no longer holds."""
+    """Loads one source's batches; `finish` drops the sightings the source no longer has."""
 
     def __init__(
         self,
@@ -162,62 +238,40 @@ class SourceLoader:
     ):
         """`stored` answers what the database holds (StoredRows, asking it, by default)."""
         self.connection = connection
+        self.backend = backend_of(connection)
         self.stored = stored if stored is not None else StoredRows()
         self.source = source
         self.run_id = run_id
-        self.counts = LoadCounts()
         self.source_id = self._upsert_source(fingerprint)
         self.first_load = not self._has_provenance()
         self.search_index = BulkSearchIndex(connection)
         self.foreign_keys = ForeignKeysCheckedAtEnd(connection)
-        # Whether other loaders may write the same papers and lookup rows meanwhile: on
-        # PostgreSQL, unless this load dropped the foreign keys (which locks them all out).
-        self.shared = connection.dialect.name == "postgresql" and not self.foreign_keys.dropped
-        self.lookup_connection = connection.engine.connect() if self.shared else None
+        # Whether other loaders may write the same papers and lookup rows meanwhile: unless
+        # this load dropped the foreign keys (which locks them all out).
+        self.shared = self.backend.concurrent and not self.foreign_keys.dropped
+        self.papers = PaperWriter(connection, self.source_id, run_id, self.stored)
+        self.papers.search_index = self.search_index
+        self.papers.deferred_children = self.shared
+        self.counts = self.papers.counts
         self.identity = IdentityResolver(connection, self.stored)
-        self.changes = ChangeLog(connection, run_id, self.source_id)
         self.held_up_front = False  # see hold_up_front
-        if connection.dialect.name == "postgresql":
-            _compress_with_lz4(connection)
-
-    @contextmanager
-    def lookups(self, table: Table) -> Iterator[Connection]:
-        """Where to add a lookup table's new rows (authors, links, methods): the source's own
-        transaction when no other loader can write meanwhile; otherwise a short transaction of
-        their own, committed at once under the table's lock, so loaders add them one at a
-        time and never wait on each other's sources (a lookup row committed for a source that
-        then rolls back is an orphan, deleted like any other)."""
-        if self.lookup_connection is None:
-            yield self.connection
-            return
-        with self.lookup_connection.begin():
-            locks.hold_lookup_table(self.lookup_connection, table.name)
-            yield self.lookup_connection
+        self.backend.start_source(connection)
 
     def __enter__(self) -> SourceLoader:
         return self
 
     def __exit__(self, kind: type[BaseException] | None, *_: object) -> None:
         """Leaving the source's writing: put back what a fast first load changed in the schema
-        (the full-text insert trigger, the foreign keys), and release the lookup connection.
-        On an error the transaction's rollback puts the schema back (a PostgreSQL transaction
-        that failed takes no more statements)."""
-        try:
-            if kind is None:
-                self.restore_schema()
-        finally:
-            self.close()
+        (the full-text insert trigger, the foreign keys). On an error the transaction's
+        rollback puts the schema back (a PostgreSQL transaction that failed takes no more
+        statements)."""
+        if kind is None:
+            self.restore_schema()
 
     def restore_schema(self) -> None:
         """Put back the insert trigger and the foreign keys a fast first load dropped (once)."""
         self.search_index.close()
         self.foreign_keys.restore()
-
-    def close(self) -> None:
-        """Release the lookup connection (after `finish`, or when the source fails)."""
-        if self.lookup_connection is not None:
-            self.lookup_connection.close()
-            self.lookup_connection = None
 
     def _upsert_source(self, fingerprint: str) -> int:
         """The source's row, created or refreshed with this run's fingerprint."""
@@ -236,7 +290,7 @@ class SourceLoader:
             "run_id": self.run_id,
         }
         changing = [k for k in values if k != "path"]
-        upsert_rows(
+        self.backend.upsert_rows(
             self.connection,
             s.sources,
             list(values),
@@ -260,339 +314,124 @@ class SourceLoader:
         with, each set in one global order (etl.load.locks: no cycle between loaders)."""
         if not self.shared:
             return
-        locks.hold_identities(self.connection, keys.keys)
+        self.backend.hold_identities(self.connection, keys.keys)
         papers = key_holders(self.connection, keys.keys, keys.bare)
-        papers |= sightings.papers_seen_in(self.connection, self.source_id)
-        locks.hold_papers(self.connection, papers)
+        papers |= self.papers.sightings.papers_held()
+        self.backend.hold_papers(self.connection, papers)
         self.held_up_front = True
 
-    def write(self, papers: Sequence[PaperRows], rejects: Sequence[Reject]) -> None:
-        """Write a batch: new papers inserted, changed ones rewritten, provenance for all."""
-        self.counts.records += len(papers) + len(rejects)
+    def write(self, records: Sequence[PaperRows], rejects: Sequence[Reject]) -> None:
+        """Write a batch: each record a sighting of the paper it is; new papers inserted,
+        papers whose sightings changed derived again."""
+        self.counts.records += len(records) + len(rejects)
         if rejects:
             self._write_rejects(rejects)
-        if not papers:
+        if not records:
             return
         if self.shared and not self.held_up_front:  # a caller that could not gather them
-            locks.hold_identities(self.connection, (k for p in papers for k in p.keys))
-        papers = self.identity.resolve(papers)
-        latest: dict[str, PaperRows] = {}
-        for paper in papers:  # a paper twice in a batch: its last version with an abstract
-            if (
-                paper.id not in latest
-                or _has_abstract(paper)
-                or not _has_abstract(latest[paper.id])
-            ):
-                latest[paper.id] = paper
-        stored = self.stored.papers(self.connection, latest)
-        fresh = [p for pid, p in latest.items() if pid not in stored]
-        changed = [
-            p
-            for pid, p in latest.items()
-            if pid in stored and stored[pid].content_hash != p.content_hash
-        ]
-        self.counts.inserted += len(fresh)
-        self.counts.updated += len(changed)
-        self.counts.unchanged += len(latest) - len(fresh) - len(changed)
+            self.backend.hold_identities(self.connection, (k for r in records for k in r.keys))
+        ids = self.identity.resolve(records)
+        by_paper: dict[str, list[PaperRows]] = {}
+        for record, paper_id in zip(records, ids, strict=True):
+            by_paper.setdefault(paper_id, []).append(record)
+        stored = self.stored.papers(self.connection, by_paper)
         pks: RowNumbers = {pid: paper.pk for pid, paper in stored.items()}
+        fresh = {
+            pid: derive(_distinct(records))._replace(id=pid)
+            for pid, records in by_paper.items()
+            if pid not in pks
+        }
         if fresh:
-            pks.update(self._insert_papers(fresh))
-        if len(pks) < len(latest):  # another loader inserted some of them meanwhile
-            fresh, taken = self._taken_meanwhile(latest, fresh, pks)
-            changed += taken
-        self.changes.papers_added(fresh, pks)
-        before = self.changes.before_update([pks[p.id] for p in changed])
-        groups = self._update_papers(changed, pks) if changed else ChildGroups()
-        self.stored.wrote_papers(
-            {p.id: StoredPaper(pks[p.id], p.content_hash) for p in (*fresh, *changed)}
-        )
-        self._write_children(fresh, changed, groups, pks)
-        self.changes.after_update(before)
-        self._write_provenance(papers, pks)
-        self._write_keys(papers, pks)
+            pks.update(self._insert_papers(list(fresh.values())))
+            taken = [pid for pid in fresh if pid not in pks]  # another loader inserted them
+            if taken:
+                pks.update(self._row_numbers(taken))
+                for pid in taken:
+                    del fresh[pid]
+        self._write_sightings(by_paper, pks, fresh)
+        new = [(pks[pid], paper) for pid, paper in fresh.items()]
+        self.papers.children.add(new)
+        self.stored.wrote_papers({p.id: StoredPaper(pk, p.content_hash) for pk, p in new})
+        self._write_keys(new)
+        self.papers.changes.papers_added(new)
+        self.counts.inserted += len(new)
+        if not self.shared:
+            self.papers.flush_children()
 
-    def _taken_meanwhile(
-        self, latest: dict[str, PaperRows], fresh: list[PaperRows], pks: RowNumbers
-    ) -> tuple[list[PaperRows], list[PaperRows]]:
-        """Papers another loader committed after this one looked: their row numbers go into
-        `pks`; returns the papers this loader did insert, and the taken ones whose content
-        differs (to rewrite, as if they had been stored before)."""
-        taken = select_rows(
-            self.connection,
-            s.papers.c.id,
-            (s.papers.c.pk, s.papers.c.content_hash),
-            [pid for pid in latest if pid not in pks],
+    def _write_sightings(
+        self, by_paper: dict[str, list[PaperRows]], pks: RowNumbers, fresh: dict[str, PaperRows]
+    ) -> None:
+        """Store each record as a sighting (stamping those unchanged), then derive again the
+        stored papers whose sightings now give different values."""
+        previous = (
+            {}
+            if self.first_load
+            else self.papers.sightings.at_positions(
+                [r.position for records in by_paper.values() for r in records]
+            )
         )
-        pks.update({pid: pk for pid, (pk, _) in taken.items()})
-        differ = [
-            latest[pid]
-            for pid, (_, content_hash) in taken.items()
-            if content_hash != latest[pid].content_hash
-        ]
-        self.counts.inserted -= len(taken)
-        self.counts.updated += len(differ)
-        self.counts.unchanged += len(taken) - len(differ)
-        return [p for p in fresh if p.id not in taken], differ
+        written: list[tuple[int, PaperRows]] = []
+        unchanged: list[tuple[int, int]] = []
+        replaced: dict[int, Counter[SightingValues]] = {}
+        for pid, records in by_paper.items():
+            pk = pks[pid]
+            for record in records:
+                here = [v for owner, v in previous.get(record.position, ()) if owner == pk]
+                if SightingValues.of(record) in here:
+                    unchanged.append((pk, record.position))
+                    continue
+                written.append((pk, record))
+                if pid not in fresh:
+                    replaced.setdefault(pk, Counter()).update(here)
+        new_pks = {pks[pid] for pid in fresh}
+        mine: dict[int, dict[SightingValues, PaperRows]] = {}
+        for pk, record in written:
+            if pk not in new_pks:
+                mine.setdefault(pk, {})[SightingValues.of(record)] = record
+        before = self.papers.sightings.values_of(mine)
+        changing: dict[int, Counter[SightingValues]] = {}
+        for pk, records in mine.items():
+            after = before.get(pk, Counter()) - replaced.get(pk, Counter())
+            after.update(dict.fromkeys(records, 1))
+            if set(after) != set(before.get(pk, ())):
+                changing[pk] = after
+        old = self.papers.sightings.records_of(changing)
+        self.papers.sightings.write(written, first_load=self.first_load)
+        self.papers.sightings.stamp(unchanged)
+        self.papers.rederive(
+            {pk: list(old.get(pk, {}).values()) for pk in changing},
+            {pk: [mine[pk].get(v) or old[pk][v] for v in after] for pk, after in changing.items()},
+        )
 
     def _insert_papers(self, papers: Sequence[PaperRows]) -> RowNumbers:
         """Insert new papers and index them for search; their row numbers (`papers.pk`)."""
-        rows = [paper_row(p, self.run_id) for p in papers]
+        rows = [(*paper_values(p), self.run_id, self.run_id) for p in papers]
+        columns = (*PAPER_COLUMNS, "created_run_id", "updated_run_id")
         if self.shared:
-            inserted = insert_new_returning(
-                self.connection, s.papers, PAPER_COLUMNS, rows, ("id", "pk")
+            inserted = self.backend.insert_new_returning(
+                self.connection, s.papers, columns, rows, ("id", "pk")
             )
             return dict(inserted)
         mark = highest_id(self.connection, s.papers.c.pk)
-        insert_rows(self.connection, s.papers, PAPER_COLUMNS, rows)
+        self.backend.insert_rows(self.connection, s.papers, columns, rows)
         self.search_index.index_new(mark)
         return ids_since(self.connection, s.papers.c.id, s.papers.c.pk, mark)
 
-    def _update_papers(self, papers: Sequence[PaperRows], pks: RowNumbers) -> ChildGroups:
-        """Rewrite changed papers with what their new records know, and drop the child rows
-        those records replace (rewritten next); the papers whose groups are replaced.
+    def _row_numbers(self, ids: Iterable[str]) -> RowNumbers:
+        found = self.backend.select_rows(self.connection, s.papers.c.id, (s.papers.c.pk,), ids)
+        return {pid: pk for pid, (pk,) in found.items()}
 
-        What a record lacks stays as another record gave it: a title, keywords, extra fields,
-        authors, links; the abstract (with the methods, acronyms, topics and tasks found in
-        it) when the paper has a substantive abstract and the record has none, or when the
-        paper has a title and the record has none (a list of bare abstracts does not undo
-        what a titled record found)."""
-        titled = self._titled([pks[p.id] for p in papers if p.title is None])
-        with_abstract = self._with_abstract([pks[p.id] for p in papers if not _has_abstract(p)])
-        keep_text = {
-            p.id
-            for p in papers
-            if (not _has_abstract(p) and pks[p.id] in with_abstract)
-            or (p.title is None and pks[p.id] in titled)
-        }
-        rows = [
-            {
-                "b_pk": pks[p.id],
-                "b_title": p.title,
-                "b_title_raw": p.title_raw,
-                "b_abstract": p.abstract,
-                "b_abstract_raw": p.abstract_raw,
-                "b_method_names": p.method_names,
-                "b_keywords": p.keywords,
-                "b_extra": p.extra,
-                "b_content_hash": p.content_hash,
-                "b_keep_text": p.id in keep_text,
-            }
-            for p in papers
-        ]
-        keep = bindparam("b_keep_text", type_=Boolean)
-        values: dict[str, Any] = {
-            name: func.coalesce(bindparam(f"b_{name}"), s.papers.c[name])
-            for name in ("title", "title_raw", "keywords", "extra")
-        }
-        for name in ("abstract", "abstract_raw", "method_names"):
-            values[name] = case((keep, s.papers.c[name]), else_=bindparam(f"b_{name}"))
-        values["content_hash"] = bindparam("b_content_hash")
-        values["updated_run_id"] = self.run_id
-        self.search_index.flush()
-        statement = update(s.papers).where(s.papers.c.pk == bindparam("b_pk")).values(values)
-        self.connection.execute(statement, rows)
-        groups = ChildGroups(
-            authors={p.id for p in papers if p.authors},
-            links={p.id for p in papers if p.links},
-            text={p.id for p in papers} - keep_text,
-        )
-        for tables, ids in (
-            ((s.paper_authors,), groups.authors),
-            ((s.paper_links,), groups.links),
-            (TEXT_CHILDREN, groups.text),
-        ):
-            for table in tables:
-                for part in chunks(sorted(pks[pid] for pid in ids)):
-                    self.connection.execute(delete(table).where(table.c.paper_pk.in_(part)))
-        return groups
-
-    def _with_abstract(self, pks: Sequence[int]) -> set[int]:
-        """Those of the papers a record with a substantive abstract made (an `abs:` key)."""
-        found: set[int] = set()
-        c = s.paper_keys.c
-        for part in chunks(pks):
-            query = select(c.paper_pk).where(c.paper_pk.in_(part), c.key >= "abs:", c.key < "abs;")
-            found.update(self.connection.execute(query).scalars())
-        return found
-
-    def _titled(self, pks: Sequence[int]) -> set[int]:
-        """Those of the papers that have a title."""
-        titled: set[int] = set()
-        for part in chunks(pks):
-            query = select(s.papers.c.pk).where(
-                s.papers.c.pk.in_(part), s.papers.c.title.is_not(None)
-            )
-            titled.update(self.connection.execute(query).scalars())
-        return titled
-
-    def _write_children(
-        self,
-        fresh: Sequence[PaperRows],
-        changed: Sequence[PaperRows],
-        groups: ChildGroups,
-        pks: RowNumbers,
-    ) -> None:
-        """Authors, links, methods, acronyms, topics and tasks of new papers, and the groups of
-        them that changed papers' records replace."""
-
-        def keyed(ids: set[str]) -> list[KeyedPaper]:
-            return [(pks[p.id], p) for p in fresh] + [
-                (pks[p.id], p) for p in changed if p.id in ids
-            ]
-
-        self._write_authors(keyed(groups.authors))
-        self._write_links(keyed(groups.links))
-        text = keyed(groups.text)
-        if not text:
-            return
-        self._write_methods(text)
-        acronym_rows = dict.fromkeys(
-            (pk, acronym, expansion) for pk, p in text for acronym, expansion in p.acronyms
-        )
-        insert_rows(
-            self.connection, s.acronyms, ("paper_pk", "acronym", "expansion"), list(acronym_rows)
-        )
-        insert_rows(
-            self.connection,
-            s.paper_topics,
-            ("paper_pk", "topic_slug", "score", "evidence"),
-            [(pk, slug, score, evidence) for pk, p in text for slug, score, evidence in p.topics],
-        )
-        insert_rows(
-            self.connection,
-            s.paper_tasks,
-            ("paper_pk", "task_name", "score", "evidence"),
-            [(pk, name, score, evidence) for pk, p in text for name, score, evidence in p.tasks],
-        )
-        self._write_listed(text)
-
-    def _write_authors(self, papers: Sequence[KeyedPaper]) -> None:
-        names = {name: (name,) for _, p in papers for name in p.authors}
-        if not names:
-            return
-        with self.lookups(s.authors) as connection:
-            ids = resolve_ids(connection, self.stored, s.authors, ("name",), names)
-        rows = [
-            (
-                pk,
-                position,
-                ids[name],
-                p.author_homepages[position - 1] if p.author_homepages else None,
-            )
-            for pk, p in papers
-            for position, name in enumerate(p.authors, 1)
-        ]
-        insert_rows(
-            self.connection,
-            s.paper_authors,
-            ("paper_pk", "position", "author_id", "homepage"),
-            rows,
-        )
-
-    def _write_links(self, papers: Sequence[KeyedPaper]) -> None:
-        links = {
-            url: (url, host, kind, owner, repo)
-            for _, p in papers
-            for url, host, kind, owner, repo, _found_in in p.links
-        }
-        if not links:
-            return
-        columns = ("url", "host", "kind", "repo_owner", "repo_name")
-        with self.lookups(s.links) as connection:
-            ids = resolve_ids(connection, self.stored, s.links, columns, links)
-        rows = {
-            (pk, ids[url]): (pk, ids[url], found_in)
-            for pk, p in papers
-            for url, *_, found_in in p.links
-        }
-        insert_rows(
-            self.connection, s.paper_links, ("paper_pk", "link_id", "found_in"), list(rows.values())
-        )
-        self.counts.links += len(rows)
-
-    def _write_listed(self, papers: Sequence[KeyedPaper]) -> None:
-        """The tasks and methods a source lists for its papers, as it lists them."""
-        terms = {
-            f"{kind}:{name}": (f"{kind}:{name}", kind, name, detail)
-            for _, p in papers
-            for kind, name, detail in p.listed
-        }
-        if not terms:
-            return
-        columns = ("key", "kind", "name", "detail")
-        with self.lookups(s.listed_terms) as connection:
-            ids = resolve_ids(connection, self.stored, s.listed_terms, columns, terms)
-        rows: dict[tuple[int, int], tuple[int, int, int]] = {}
-        for pk, p in papers:
-            for position, (kind, name, _detail) in enumerate(p.listed, 1):
-                term = ids[f"{kind}:{name}"]
-                rows.setdefault((pk, term), (pk, term, position))
-        insert_rows(
-            self.connection,
-            s.paper_listed_terms,
-            ("paper_pk", "term_id", "position"),
-            list(rows.values()),
-        )
-
-    def _write_methods(self, papers: Sequence[KeyedPaper]) -> None:
-        """Methods merge across papers through their alias keys; new ones are created in bulk."""
-        mentions = [
-            (pk, mention)
-            for pk, p in papers
-            for mention in p.methods
-            if mention[-1]  # MethodValues' last field: its alias keys
-        ]
-        if not mentions:
-            return
-        with self.lookups(s.methods) as connection:
-            rows = resolve_methods(connection, self.stored, mentions)
-        insert_rows(
-            self.connection,
-            s.paper_methods,
-            ("paper_pk", "method_id", "role", "surface"),
-            list(rows.values()),
-        )
-        self.counts.methods += len(rows)
-
-    def _write_provenance(self, papers: Sequence[PaperRows], pks: RowNumbers) -> None:
-        """Where each paper was seen; a row seen again is stamped with this run."""
-        rows = list(
-            {
-                (p.id, p.position): (
-                    pks[p.id],
-                    self.source_id,
-                    p.position,
-                    self.run_id,
-                    *p.sighting,
-                )
-                for p in papers
-            }.values()
-        )
-        columns = ("paper_pk", "source_id", "position", "run_id", "venue", "year", "status")
-        if self.first_load:  # nothing to conflict with: a plain insert (COPY on PostgreSQL)
-            insert_rows(self.connection, s.paper_sources, columns, rows)
-            return
-        upsert_rows(
-            self.connection,
-            s.paper_sources,
-            columns,
-            rows,
-            conflict=["paper_pk", "source_id", "position"],
-            update=["run_id", "venue", "year", "status"],
-        )
-
-    def _write_keys(self, papers: Sequence[PaperRows], pks: RowNumbers) -> None:
-        """Remember what identifies each paper, for the records of later batches and runs."""
-        keys = list(dict.fromkeys((p.id, key) for p in papers for key in p.keys))
-        rows = [(pks[pid], key) for pid, key in keys]
-        upsert_rows(
+    def _write_keys(self, papers: Sequence[tuple[int, PaperRows]]) -> None:
+        """Remember what identifies each new paper, for the records of later batches and runs."""
+        rows = list(dict.fromkeys((pk, key) for pk, p in papers for key in p.keys))
+        self.backend.upsert_rows(
             self.connection, s.paper_keys, ("paper_pk", "key"), rows, conflict=["paper_pk", "key"]
         )
-        self.stored.wrote_keys(keys)
+        self.stored.wrote_keys([(p.id, key) for _, p in papers for key in p.keys])
 
     def _write_rejects(self, rejects: Sequence[Reject]) -> None:
         self.counts.rejects += len(rejects)
-        insert_rows(
+        self.backend.insert_rows(
             self.connection,
             s.rejects,
             ("run_id", "source_path", "position", "reason", "raw"),
@@ -600,33 +439,54 @@ class SourceLoader:
         )
 
     def finish(self) -> LoadCounts:
-        """Drop provenance this source no longer has, and papers seen nowhere else."""
-        self.restore_schema()  # before the deletes below, whose cascades need the keys
-        removed, self.counts.deferred = sightings.drop_stale(
-            self.connection, self.source_id, self.run_id, self.changes
-        )
-        self.counts.removed = removed
-        if removed:
-            self.stored.forget()
+        """Drop the sightings this source no longer has (removing papers seen nowhere else),
+        write the staged children and recompute the methods the source touched."""
+        self.search_index.flush()
+        self.papers.drop_stale()
+        self.papers.finish_children()
+        self.restore_schema()
+        counts = self.counts
+        counts.updated = len(self.papers.updated)
+        seen = self.papers.sightings.papers_seen()
+        counts.unchanged = max(seen - counts.inserted - counts.updated, 0)
+        counts.links = self.papers.children.links
+        counts.methods = self.papers.children.mentions
         self.connection.execute(
             update(s.sources)
             .where(s.sources.c.id == self.source_id)
-            .values(record_count=self.counts.records, reject_count=self.counts.rejects)
+            .values(record_count=counts.records, reject_count=counts.rejects)
         )
-        return self.counts
+        return counts
 
 
-def _has_abstract(paper: PaperRows) -> bool:
-    """Whether a record's abstract is substantive (it has an `abs:` identity key)."""
-    return any(key.startswith("abs:") for key in paper.keys)
+def _distinct(records: Sequence[PaperRows]) -> list[PaperRows]:
+    """One record of each distinct sighting values (a file listing a paper twice the same)."""
+    return list({SightingValues.of(r): r for r in reversed(records)}.values())
 
 
-def _compress_with_lz4(connection: Connection) -> None:
-    """Long text (abstracts) is compressed as it is stored; lz4 does it several times faster
-    than the default pglz. For this transaction only, and only where the server has lz4."""
-    available = connection.exec_driver_sql(
-        "SELECT 1 FROM pg_settings "
-        "WHERE name = 'default_toast_compression' AND 'lz4' = ANY(enumvals)"
-    ).first()
-    if available:
-        connection.exec_driver_sql("SET LOCAL default_toast_compression = 'lz4'")
+def forget_source(connection: Connection, source_id: int, run_id: int) -> tuple[int, int]:
+    """Remove a source whose file is gone: its sightings (its papers derived again from the
+    sightings left, or removed where none is left) and its row; (removed, deferred)."""
+    writer = PaperWriter(connection, source_id, run_id, StoredRows())
+    writer.deferred_children = writer.backend.concurrent
+    writer.drop_stale()
+    writer.finish_children()
+    connection.execute(delete(s.sources).where(s.sources.c.id == source_id))
+    return writer.counts.removed, writer.counts.deferred
+
+
+def remove_all_unseen(connection: Connection, run_id: int | None = None) -> int:
+    """Delete every paper with no sighting left (run where no loader is mid-source); with a
+    run, recorded as removed by it. The methods their mentions named are recomputed."""
+    if run_id is not None:
+        record_removals(connection, run_id, ~has_sighting())
+    unseen = list(connection.execute(select(s.papers.c.pk).where(~has_sighting())).scalars())
+    if not unseen:
+        return 0
+    backend = backend_of(connection)
+    children = ChildRows(connection, backend)
+    children.note_mentions(unseen)
+    for part in chunks(unseen):
+        connection.execute(delete(s.papers).where(s.papers.c.pk.in_(part)))
+    MethodRecompute(connection, backend, MENTIONS.stage).run(children.method_keys)
+    return len(unseen)

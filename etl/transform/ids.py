@@ -151,27 +151,46 @@ def paper_id(abstract: str, title: str | None, external: tuple[str, ...] = ()) -
 
 # Author names that name nobody, compared as content keys.
 NOT_AUTHORS = frozenset({"anonymous", "anonymousauthor", "anonymousauthors", "others", "etal"})
-NAME_WORD_RE = re.compile(r"[^\W\d_]{2,}")
+NAME_PART_RE = re.compile(r"[^\W\d_]+")
 
 
 def bib_keys(title_key: str, authors: Sequence[str], year: int | None) -> list[str]:
-    """`bib:` keys: the title with a name of its first author and a year, so that two records
-    share one when their titles are the same, their first authors share a name (the first or
-    last word of it, whatever the order: `Wei Zhang`, `Zhang Wei`, `W. Zhang`) and their
-    years are at most one apart (each record gives its year and the next). None without a
-    year or an author: such records are matched as before, by title and abstract."""
+    """`bib:` keys: the title with its first author's family name and initial and a year, so
+    that two records share one when their titles are the same, their first authors' family
+    names are the same with compatible initials (`Wei Zhang`, `W. Zhang`, `Zhang, Wei`; and
+    `Zhang Wei` written family name first), and their years are at most one apart (each record
+    gives its year and the next). `Anika Li` and `Hana Li` share none. None without a year or
+    an author: such records are matched by title and abstract."""
     if year is None:
         return []
     first = next((a for a in authors if content_key(a) not in NOT_AUTHORS), None)
-    words = NAME_WORD_RE.findall(first) if first else []
-    if not words:
-        return []
-    names = sorted({content_key(words[0]), content_key(words[-1])} - {""})
+    names = sorted(family_initials(first)) if first else []
     return [
-        "bib:" + _digest(f"{title_key}|{name}|{when}")
-        for name in names
+        "bib:" + _digest(f"{title_key}|{family}|{initial}|{when}")
+        for family, initial in names
         for when in (year, year + 1)
     ]
+
+
+def family_initials(name: str) -> set[tuple[str, str]]:
+    """(family name, initial of the given name) readings of a name: `Family, Given` has one;
+    otherwise the last word is the family name, or the first (names written family first),
+    each with the other end's initial. A family name is two letters or more."""
+    if "," in name:
+        family, _, given = name.partition(",")
+        families, givens = _parts(family), _parts(given)
+        if families:
+            return {(families[-1], givens[0][:1] if givens else "")}
+    parts = _parts(name)
+    if len(parts) == 1:
+        return {(parts[0], "")} if len(parts[0]) > 1 else set()
+    readings = {(parts[-1], parts[0][:1]), (parts[0], parts[-1][:1])}
+    return {(family, initial) for family, initial in readings if len(family) > 1}
+
+
+def _parts(name: str) -> list[str]:
+    """The words of a name as content keys (accents and case ignored, numbers dropped)."""
+    return [key for part in NAME_PART_RE.findall(name) if (key := content_key(part))]
 
 
 # Kinds of ids a source gives for a paper, in the order a paper's id is derived from them.

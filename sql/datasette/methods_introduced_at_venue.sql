@@ -3,7 +3,7 @@
 -- The top rows are chosen before their papers' labels are computed: a label costs lookups.
 WITH introduced AS (
     SELECT m.name AS method, m.kind, pm.surface, pm.paper_pk, p.id AS paper_id, p.venue, p.year
-    FROM paper_methods AS pm
+    FROM paper_method_roles AS pm
     JOIN methods AS m ON m.id = pm.method_id
     JOIN papers AS p ON p.pk = pm.paper_pk
     WHERE pm.role = 'introduced'

@@ -6,9 +6,9 @@ SELECT
     p.venue,
     p.year,
     COUNT(DISTINCT other.paper_pk) AS mentioned_by
-FROM paper_methods AS intro
+FROM paper_method_roles AS intro
 JOIN methods AS m ON m.id = intro.method_id
-JOIN paper_methods AS other
+JOIN paper_method_roles AS other
     ON other.method_id = intro.method_id AND other.role = 'mentioned' AND other.paper_pk <> intro.paper_pk
 JOIN papers AS p ON p.pk = intro.paper_pk
 JOIN paper_labels AS lbl ON lbl.paper_pk = intro.paper_pk

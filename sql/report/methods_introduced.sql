@@ -1,6 +1,6 @@
 -- The methods introduced by the most papers
 SELECT m.name AS method, m.kind, COUNT(*) AS papers
-FROM paper_methods AS pm
+FROM paper_method_roles AS pm
 JOIN methods AS m ON m.id = pm.method_id
 WHERE pm.role = 'introduced'
 GROUP BY m.name, m.kind

@@ -10,7 +10,7 @@ CREATE VIEW method_adoption AS
 -- to one of its aliases (compared on the method key).
 WITH mentioning AS (
     SELECT pm.method_id, pm.paper_pk
-    FROM paper_methods AS pm
+    FROM paper_method_roles AS pm
     WHERE pm.role = 'mentioned'
     UNION
     SELECT ma.method_id, a.paper_pk
@@ -18,7 +18,7 @@ WITH mentioning AS (
     JOIN method_aliases AS ma ON ma.key = lower(replace(replace(replace(replace(replace(
         replace(a.expansion, ' ', ''), '-', ''), '_', ''), '.', ''), '/', ''), '''', ''))
     WHERE NOT EXISTS (
-        SELECT 1 FROM paper_methods AS own
+        SELECT 1 FROM paper_method_roles AS own
         WHERE own.paper_pk = a.paper_pk AND own.method_id = ma.method_id
             AND own.role = 'introduced'
     )
@@ -32,7 +32,7 @@ SELECT
         SELECT 1 FROM paper_links AS pl JOIN links AS l ON l.id = pl.link_id
         WHERE pl.paper_pk = p.pk AND l.kind = 'code'
     ) THEN p.pk END) AS papers_with_code,
-    (SELECT MIN(ip.year) FROM paper_methods AS ipm JOIN papers AS ip ON ip.pk = ipm.paper_pk
+    (SELECT MIN(ip.year) FROM paper_method_roles AS ipm JOIN papers AS ip ON ip.pk = ipm.paper_pk
         WHERE ipm.method_id = m.id AND ipm.role = 'introduced') AS introduced_year
 FROM mentioning AS mg
 JOIN methods AS m ON m.id = mg.method_id

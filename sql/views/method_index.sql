@@ -19,7 +19,7 @@ SELECT
     lbl.label,
     'transform' AS found_by
 FROM methods AS m
-JOIN paper_methods AS pm ON pm.method_id = m.id
+JOIN paper_method_roles AS pm ON pm.method_id = m.id
 JOIN papers AS p ON p.pk = pm.paper_pk
 JOIN paper_labels AS lbl ON lbl.paper_pk = p.pk
 UNION ALL

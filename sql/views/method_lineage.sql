@@ -12,7 +12,7 @@
 CREATE VIEW method_lineage AS
 WITH introductions AS (
     SELECT pm.method_id, p.venue, p.year, lbl.label
-    FROM paper_methods AS pm
+    FROM paper_method_roles AS pm
     JOIN papers AS p ON p.pk = pm.paper_pk
     JOIN paper_labels AS lbl ON lbl.paper_pk = p.pk
     WHERE pm.role = 'introduced'
@@ -47,7 +47,7 @@ places AS (
 -- lower case without spaces, hyphens, underscores, dots, slashes or apostrophes).
 mentioning AS (
     SELECT pm.method_id, pm.paper_pk
-    FROM paper_methods AS pm
+    FROM paper_method_roles AS pm
     WHERE pm.role = 'mentioned'
     UNION
     SELECT ma.method_id, a.paper_pk
@@ -55,7 +55,7 @@ mentioning AS (
     JOIN method_aliases AS ma ON ma.key = lower(replace(replace(replace(replace(replace(
         replace(a.expansion, ' ', ''), '-', ''), '_', ''), '.', ''), '/', ''), '''', ''))
     WHERE NOT EXISTS (
-        SELECT 1 FROM paper_methods AS own
+        SELECT 1 FROM paper_method_roles AS own
         WHERE own.paper_pk = a.paper_pk AND own.method_id = ma.method_id
             AND own.role = 'introduced'
     )

@@ -18,7 +18,7 @@ SELECT
         FROM paper_topics AS pt JOIN topics AS t ON t.slug = pt.topic_slug
         WHERE pt.paper_pk = p.pk) AS topics,
     (SELECT string_agg(m.name, '; ' ORDER BY pm.role, m.name)
-        FROM paper_methods AS pm JOIN methods AS m ON m.id = pm.method_id
+        FROM paper_method_roles AS pm JOIN methods AS m ON m.id = pm.method_id
         WHERE pm.paper_pk = p.pk) AS methods,
     (SELECT string_agg(l.url, '; ' ORDER BY l.url)
         FROM paper_links AS pl JOIN links AS l ON l.id = pl.link_id

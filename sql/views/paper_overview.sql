@@ -18,7 +18,7 @@ SELECT
         SELECT t.name FROM paper_topics AS pt JOIN topics AS t ON t.slug = pt.topic_slug
         WHERE pt.paper_pk = p.pk ORDER BY pt.score DESC, t.name)) AS topics,
     (SELECT group_concat(name, '; ') FROM (
-        SELECT m.name FROM paper_methods AS pm JOIN methods AS m ON m.id = pm.method_id
+        SELECT m.name FROM paper_method_roles AS pm JOIN methods AS m ON m.id = pm.method_id
         WHERE pm.paper_pk = p.pk ORDER BY pm.role, m.name)) AS methods,
     (SELECT group_concat(url, '; ') FROM (
         SELECT l.url FROM paper_links AS pl JOIN links AS l ON l.id = pl.link_id
