@@ -102,11 +102,8 @@ def test_a_removal_never_deletes_a_sighting_another_loader_is_adding(
             with engine.begin() as a:
                 source, rows = rows_of(listing)
                 loader = SourceLoader(a, source, new_run(a), "fingerprint")
-                try:
-                    loader.write(rows, [])
-                    outcome.append(loader.finish())
-                finally:
-                    loader.close()
+                loader.write(rows, [])
+                outcome.append(loader.finish())
         finally:
             done.set()
 
@@ -119,7 +116,6 @@ def test_a_removal_never_deletes_a_sighting_another_loader_is_adding(
         thread.start()
         _wait_until_blocked_or_done(postgres_url, done)
         loader_b.finish()
-        loader_b.close()
         if other_commits:
             b.commit()
         else:

@@ -190,7 +190,7 @@ def test_0005_moves_venues_to_sightings_and_keys_existing_papers(
 # Frozen migrations: each revision does what it did when it was written.
 
 REVISIONS = sorted(path.name[:4] for path in (REPO / "migrations" / "versions").glob("0*.py"))
-ALLOWED_IMPORTS = {"__future__", "collections", "dataclasses", "hashlib", "re", "unicodedata"}
+ALLOWED_IMPORTS = {"__future__", "collections", "dataclasses", "hashlib", "json", "re", "unicodedata"}
 
 
 def test_no_revision_reads_live_code_or_sql_files() -> None:

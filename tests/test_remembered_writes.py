@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from etl.load import known, schema
+from etl.load import known
 from etl.load.database import create_db_engine, upgrade_to_head
 from etl.pipeline import RunOptions, run
 from tests.corpus import abstract
@@ -148,12 +148,11 @@ def test_remembered_rows_stop_at_their_bound_and_ask_the_database(
         with engine.begin() as connection:
             memory = known.RememberedRows.start(connection)
             assert memory is not None
-            name, author_id = schema.authors.c.name, schema.authors.c.id
-            memory.wrote_lookups(name, {f"Author {i}": i for i in range(100)})
-            assert memory.active and memory.lookup(connection, name, author_id, ["Author 7"])
-            memory.wrote_lookups(name, {"Author 100": 100})  # the 101st row
+            memory.wrote_papers({f"p{i}": known.StoredPaper(i, "h") for i in range(100)})
+            assert memory.active and memory.papers(connection, ["p7"])
+            memory.wrote_papers({"p100": known.StoredPaper(100, "h")})  # the 101st row
             assert not memory.active
-            # Asked from then on, the database (which holds no such author) answers.
-            assert memory.lookup(connection, name, author_id, ["Author 7"]) == {}
+            # Asked from then on, the database (which holds no such paper) answers.
+            assert memory.papers(connection, ["p7"]) == {}
     finally:
         engine.dispose()

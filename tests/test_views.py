@@ -149,7 +149,7 @@ def test_acronym_glossary_expands_rope(seeded_url: str) -> None:
 def test_every_view_file_has_a_description_and_dialect_variants_keep_columns() -> None:
     sqlite_views = {v.name: v for v in view_definitions("sqlite")}
     postgres_views = {v.name: v for v in view_definitions("postgresql")}
-    assert set(sqlite_views) == set(postgres_views) == set(CONTRACT) | {"paper_labels"}
+    assert set(sqlite_views) == set(postgres_views) == set(CONTRACT) | {"paper_labels", "paper_method_roles"}
     for name in sqlite_views:
         assert sqlite_views[name].description and postgres_views[name].description
         assert (

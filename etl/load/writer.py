@@ -15,7 +15,7 @@ from etl.load.backend import backend_of
 from etl.load.bulk import chunks, highest_id, ids_since
 from etl.load.changes import ChangeLog, record_removals
 from etl.load.children import MENTIONS, ChildRows
-from etl.load.derive import derive
+from etl.load.derive import derive, kept_id
 from etl.load.foreign_keys import ForeignKeysCheckedAtEnd
 from etl.load.identity import FileKeys, IdentityResolver
 from etl.load.known import StoredPaper, StoredRows, key_holders
@@ -115,15 +115,12 @@ class PaperWriter:
         """Rewrite the papers whose sightings' values changed from `before` to `after` (each a
         paper's records, one per distinct values), recording what changed."""
         changed: list[tuple[int, PaperRows, PaperRows]] = []
+        current = self._ids(list(after))
         for pk, records in after.items():
-            new = derive(records)
-            old = derive(before[pk]) if before.get(pk) else None
-            if (
-                old is not None
-                and new.id != old.id
-                and self.stored.has_paper(self.connection, new.id)
-            ):
-                new = new._replace(id=old.id)  # its strongest id names another paper
+            old = derive(before[pk])._replace(id=current[pk]) if before.get(pk) else None
+            new = derive(records)._replace(id=kept_id(current[pk], records))
+            if new.id != current[pk] and self.stored.has_paper(self.connection, new.id):
+                new = new._replace(id=current[pk])  # that id names another paper
             if new != old:
                 changed.append((pk, old or new, new))
         if not changed:
@@ -134,20 +131,33 @@ class PaperWriter:
             update(s.papers)
             .where(s.papers.c.pk == bindparam("b_pk"))
             .values(
-                {name: bindparam(f"b_{name}") for name in PAPER_COLUMNS}
+                {name: bindparam(f"b_{name}") for name in PAPER_COLUMNS[1:]}
                 | {"updated_run_id": self.run_id}
             ),
             [
-                {"b_pk": pk, **dict(zip(_BOUND, paper_values(new), strict=True))}
+                {"b_pk": pk, **dict(zip(_BOUND[1:], paper_values(new)[1:], strict=True))}
                 for pk, _, new in changed
             ],
         )
+        renamed = [{"b_pk": pk, "b_id": new.id} for pk, old, new in changed if new.id != old.id]
+        if renamed:  # a key column: only where it changes (a stronger id arrived)
+            self.connection.execute(
+                update(s.papers)
+                .where(s.papers.c.pk == bindparam("b_pk"))
+                .values(id=bindparam("b_id")),
+                renamed,
+            )
         pks = [pk for pk, _, _ in changed]
         self.children.remove(pks)
         self.children.add([(pk, new) for pk, _, new in changed])
         self._replace_keys(changed)
         self.changes.papers_changed(changed)
         self.updated.update(pks)
+
+    def _ids(self, pks: Sequence[int]) -> dict[int, str]:
+        """The stored ids of papers."""
+        found = self.backend.select_rows(self.connection, s.papers.c.pk, (s.papers.c.id,), pks)
+        return {pk: paper_id for pk, (paper_id,) in found.items()}
 
     def _replace_keys(self, changed: Sequence[tuple[int, PaperRows, PaperRows]]) -> None:
         """The identity keys of re-derived papers: the union of their sightings' now."""

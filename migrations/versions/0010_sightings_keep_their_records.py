@@ -54,29 +54,34 @@ def upgrade() -> None:
     bind = op.get_bind()
     op.execute("DELETE FROM paper_keys WHERE key >= 'bib:' AND key < 'bib;'")
     _one_row_per_mention(bind)
-    with op.batch_alter_table("paper_sources") as batch:
-        batch.add_column(
-            sa.Column(
-                "content_hash",
-                sa.Text(),
-                nullable=True,
-                comment="hash of the record's content (everything but venue, year and status)",
-            )
-        )
-        batch.add_column(
-            sa.Column(
-                "record",
-                sa.Text(),
-                nullable=True,
-                comment="JSON object: the record's own values (title, abstract, authors, links, "
-                "identity keys, what the transform found); the paper is derived from its "
-                "sightings'",
-            )
-        )
+    # Added as NOT NULL with an empty default (SQLite adds such a column in place), filled,
+    # then the default dropped where the database can (PostgreSQL).
+    op.add_column(
+        "paper_sources",
+        sa.Column(
+            "content_hash",
+            sa.Text(),
+            nullable=False,
+            server_default="",
+            comment="hash of the record's content (everything but venue, year and status)",
+        ),
+    )
+    op.add_column(
+        "paper_sources",
+        sa.Column(
+            "record",
+            sa.Text(),
+            nullable=False,
+            server_default="",
+            comment="JSON object: the record's own values (title, abstract, authors, links, "
+            "identity keys, what the transform found); the paper is derived from its "
+            "sightings'",
+        ),
+    )
     _records_from_papers(bind)
-    with op.batch_alter_table("paper_sources") as batch:
-        batch.alter_column("content_hash", existing_type=sa.Text(), nullable=False)
-        batch.alter_column("record", existing_type=sa.Text(), nullable=False)
+    if bind.dialect.name == "postgresql":
+        for column in ("content_hash", "record"):
+            op.alter_column("paper_sources", column, server_default=None)
     op.create_index(
         op.f("ix_paper_sources_source_id_position"), "paper_sources", ["source_id", "position"]
     )
