@@ -18,7 +18,7 @@ from sqlalchemy import create_engine
 from etl.errors import LockedError
 from etl.load import create_db_engine, upgrade_to_head
 from etl.load.database import SQLITE_PAGE_SIZE
-from etl.load.locks import run_lock
+from etl.load import run_lock
 from etl.pipeline import RunOptions, run
 from tests.conftest import load
 from tests.corpus import write_corpus
@@ -88,8 +88,9 @@ def test_a_venue_override_rereads_an_unchanged_file(tmp_path: Path, seeds: Path)
     url = f"sqlite:///{tmp_path / 'papers.db'}"
     load(url, seeds)
     report = load(url, seeds, venue="ICML-W")
-    # the venue is the sighting's, not the papers' content: papers stay, their venue changes
-    assert report.sources_loaded == 2 and report.papers_unchanged == 38
+    # the venue is the sighting's: the papers stay (none added or removed), their venue changes
+    assert report.sources_loaded == 2 and report.papers_updated == 38
+    assert report.papers_inserted == report.papers_removed == 0
     with sqlite3.connect(tmp_path / "papers.db") as connection:
         assert connection.execute("SELECT DISTINCT venue FROM papers").fetchall() == [("ICML-W",)]
 
@@ -140,11 +141,11 @@ def test_sigterm_marks_the_run_interrupted_and_the_next_run_completes(tmp_path: 
 # to the third paper_sources insert send the signal after their first row.
 SIGTERM_INSIDE_EXECUTEMANY = """
 import os, signal, sys
-import etl.load.writer as writer
+from etl.load.backend import Backend
 from etl.cli import main
 
 calls = 0
-plain_insert_rows = writer.insert_rows
+plain_insert_rows = Backend.insert_rows
 
 class RowsThatSendSigterm(list):
     def __iter__(self):  # called by sqlite3's executemany itself
@@ -153,16 +154,16 @@ class RowsThatSendSigterm(list):
                 os.kill(os.getpid(), signal.SIGTERM)
             yield row
 
-def insert_rows(connection, table, columns, rows):
+def insert_rows(self, connection, table, columns, rows):
     global calls
     if table.name == "paper_sources":
         calls += 1
         if calls == 3:
             rows = RowsThatSendSigterm(rows)
-    plain_insert_rows(connection, table, columns, rows)
+    plain_insert_rows(self, connection, table, columns, rows)
 
 if __name__ == "__main__":
-    writer.insert_rows = insert_rows
+    Backend.insert_rows = insert_rows
     sys.exit(main())
 """
 

@@ -39,6 +39,17 @@ PAPER_COLUMNS = (
     "method_names",
     "content_hash",
 )
+# The fields of a derived paper its child rows are made from (etl.load.children).
+CHILD_FIELDS = (
+    "authors",
+    "author_homepages",
+    "links",
+    "methods",
+    "acronyms",
+    "topics",
+    "tasks",
+    "listed",
+)
 _BOUND = tuple(f"b_{name}" for name in PAPER_COLUMNS)
 RowNumbers = dict[str, int]  # papers.pk by papers.id, for the papers of a batch
 
@@ -148,8 +159,9 @@ class PaperWriter:
                 renamed,
             )
         pks = [pk for pk, _, _ in changed]
-        self.children.remove(pks)
-        self.children.add([(pk, new) for pk, _, new in changed])
+        rewritten = [(pk, new) for pk, old, new in changed if _children_differ(old, new)]
+        self.children.remove([pk for pk, _ in rewritten])
+        self.children.add(rewritten)
         self._replace_keys(changed)
         self.changes.papers_changed(changed)
         self.updated.update(pks)
@@ -161,19 +173,19 @@ class PaperWriter:
 
     def _replace_keys(self, changed: Sequence[tuple[int, PaperRows, PaperRows]]) -> None:
         """The identity keys of re-derived papers: the union of their sightings' now."""
-        renamed = any(old.id != new.id for _, old, new in changed)
-        dropped = any(set(old.keys) - set(new.keys) for _, old, new in changed)
-        if renamed or dropped:
-            self.stored.forget()
-        for part in chunks(sorted(pk for pk, _, _ in changed)):
+        rekeyed = [(pk, new) for pk, old, new in changed if old.keys != new.keys]
+        for part in chunks(sorted(pk for pk, _ in rekeyed)):
             self.connection.execute(delete(s.paper_keys).where(s.paper_keys.c.paper_pk.in_(part)))
-        rows = [(pk, key) for pk, _, new in changed for key in new.keys]
+        rows = [(pk, key) for pk, new in rekeyed for key in new.keys]
         self.backend.insert_rows(self.connection, s.paper_keys, ("paper_pk", "key"), rows)
-        if not (renamed or dropped):
-            self.stored.wrote_papers(
-                {new.id: StoredPaper(pk, new.content_hash) for pk, _, new in changed}
-            )
-            self.stored.wrote_keys([(new.id, key) for _, _, new in changed for key in new.keys])
+        renamed = any(old.id != new.id for _, old, new in changed)
+        if renamed or any(set(old.keys) - set(new.keys) for _, old, new in changed):
+            self.stored.forget()  # what it remembers of these papers is no longer so
+            return
+        self.stored.wrote_papers(
+            {new.id: StoredPaper(pk, new.content_hash) for pk, _, new in changed}
+        )
+        self.stored.wrote_keys([(new.id, key) for _, new in rekeyed for key in new.keys])
 
     def drop_stale(self) -> None:
         """Drop the source's sightings this run did not see: their papers are derived again
@@ -467,6 +479,11 @@ class SourceLoader:
             .values(record_count=counts.records, reject_count=counts.rejects)
         )
         return counts
+
+
+def _children_differ(old: PaperRows, new: PaperRows) -> bool:
+    """Whether two derivations of a paper differ in what its child rows hold."""
+    return any(getattr(old, name) != getattr(new, name) for name in CHILD_FIELDS)
 
 
 def _distinct(records: Sequence[PaperRows]) -> list[PaperRows]:
