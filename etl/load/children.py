@@ -211,6 +211,14 @@ class ChildRows:
                 for table in (child.table, child.stage) if child in STAGED else (child.table,):
                     self.connection.execute(delete(table).where(table.c.paper_pk.in_(part)))
 
+    def dropping(self, pks: Sequence[int]) -> None:
+        """Before papers are deleted (their stored children go with them): their staged
+        children are dropped, and the methods their mentions name noted."""
+        self.note_mentions(pks)
+        for part in chunks(sorted(pks)):
+            for child in STAGED:
+                self.connection.execute(delete(child.stage).where(child.stage.c.paper_pk.in_(part)))
+
     def note_mentions(self, pks: Sequence[int]) -> None:
         """Note the names of the stored mentions of papers about to lose them."""
         c = s.paper_methods.c

@@ -20,9 +20,10 @@ whatever order they arrived in, as OpenAlex derives a work from its locations:
   `found_in` from the first sighting that gives it); **extra fields** are merged, the earlier
   sighting's value winning where two give one field;
 - the paper's **id** is the id its strongest sighting would give a paper of its own (an external
-  id before an abstract before a title; then the smaller id); a stored paper keeps its id
-  unless a sighting gives a stronger kind of id (`kept_id`), so a corrected record never
-  renames it.
+  id before an abstract before a title; then the smaller id), so a paper is named the same
+  whichever record came first; it changes only when the sighting it came from leaves or
+  changes what it is named by (a DOI arrives, the abstract it was named by is revised), never
+  with a title.
 
 Pure: plain data in, plain data out. The writer calls `derive` whenever a paper's sightings
 change or one leaves.
@@ -107,15 +108,6 @@ def id_basis(record: PaperRows) -> int:
 def paper_id(sightings: Sequence[PaperRows]) -> str:
     """The id of the paper these sightings are: the id its strongest sighting gives."""
     return min((id_basis(r), r.id) for r in sightings)[1]
-
-
-def kept_id(current: str, sightings: Sequence[PaperRows]) -> str:
-    """The id a stored paper keeps: its own, unless a sighting gives a stronger kind of id
-    (an external id where it had an abstract's), so that a corrected record never renames a
-    paper and two records of one paper name it alike whichever came first."""
-    best = min(sightings, key=lambda r: (id_basis(r), r.id))
-    giving = [id_basis(r) for r in sightings if current == r.id or current.startswith(r.id + "-")]
-    return current if giving and min(giving) <= id_basis(best) else best.id
 
 
 def paper_hash(sightings: Sequence[PaperRows]) -> str:

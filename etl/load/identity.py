@@ -87,7 +87,7 @@ def matches(
 # Two substantive abstracts of one title and first author are one paper's versions (a preprint
 # and its proceedings version) when this share of the shorter one's words are in the other;
 # the measure and its threshold: docs/identity-and-reruns.md, benchmarks/HISTORY.md.
-ABSTRACT_OVERLAP = 0.5
+ABSTRACT_OVERLAP = 0.3
 WORD_RE = re.compile(r"[^\W\d_]{4,}")
 
 
@@ -125,8 +125,11 @@ class IdentityResolver:
         self.here: dict[str, set[str]] = {}
         self.abstracts: dict[str, str] = {}  # of the papers this batch's records are
 
-    def resolve(self, papers: Sequence[PaperRows]) -> list[str]:
-        """The id of the paper each record is (stored, or new).
+    def resolve(self, papers: Sequence[PaperRows]) -> tuple[list[str], dict[str, str]]:
+        """The id of the paper each record is (stored, or new), and the papers found to be
+        one (absorbed id -> surviving id): a record that is two papers, neither of them
+        conflicting with the other (two ids of one kind), joins them, so the papers a set of
+        records makes does not depend on the order they came in.
 
         A record with an abstract can join a paper of its title only if that paper has no
         abstract (else it shares the abstract, and is found by it, or its `bib:` key, or the
@@ -139,32 +142,61 @@ class IdentityResolver:
         owners, keysets = self.stored.papers_by_keys(
             self.connection, keys, {p.id for p in papers}, bare
         )
-        resolved = []
+        resolved: list[str] = []
+        merged: dict[str, str] = {}
+        created: set[str] = set()  # papers this batch's records make
         self.abstracts = {}
         for paper in papers:
-            found = self._match(paper, owners, keysets)
-            if found is None:
-                found = paper.id
+            found = self._matches(paper, owners, keysets)
+            if found:  # a stored paper survives a merge rather than one of this batch
+                found.sort(key=lambda pid: pid in created)
+                survivor = found[0]
+                for other in found[1:]:
+                    if not _conflict(keysets[survivor], keysets[other]):
+                        self._absorb(other, survivor, owners, keysets)
+                        merged[other] = survivor
+            else:
+                survivor = paper.id
                 suffix = 1
                 # the computed ids' papers were fetched; a suffixed id is looked up
-                while found in keysets or (
-                    suffix > 1 and self.stored.has_paper(self.connection, found)
+                while survivor in keysets or (
+                    suffix > 1 and self.stored.has_paper(self.connection, survivor)
                 ):
                     suffix += 1
-                    found = f"{paper.id}-{suffix}"
-            self.here.setdefault(found, set()).update(paper.keys)
-            self.abstracts.setdefault(found, paper.abstract)
-            keysets[found].update(paper.keys)
+                    survivor = f"{paper.id}-{suffix}"
+                created.add(survivor)
+            self.here.setdefault(survivor, set()).update(paper.keys)
+            self.abstracts.setdefault(survivor, paper.abstract)
+            keysets[survivor].update(paper.keys)
             for key in paper.keys:
-                if found not in owners[key]:
-                    owners[key].append(found)
-            resolved.append(found)
-        return resolved
+                if survivor not in owners[key]:
+                    owners[key].append(survivor)
+            resolved.append(survivor)
+        final = {old: _surviving(old, merged) for old in merged}
+        return [final.get(found, found) for found in resolved], final
 
-    def _match(
+    def _absorb(
+        self,
+        other: str,
+        survivor: str,
+        owners: dict[str, list[str]],
+        keysets: dict[str, set[str]],
+    ) -> None:
+        """Make one paper of two in what the resolver knows."""
+        for key in keysets[other]:
+            holders = owners.get(key, [])
+            if other in holders:
+                holders.remove(other)
+            if survivor not in holders:
+                holders.append(survivor)
+        keysets[survivor] |= keysets.pop(other)
+        self.here.setdefault(survivor, set()).update(self.here.pop(other, set()))
+        self.abstracts.pop(other, None)
+
+    def _matches(
         self, paper: PaperRows, owners: dict[str, list[str]], keysets: dict[str, set[str]]
-    ) -> str | None:
-        """The first paper (external ids first, then abstract, then title) this record is.
+    ) -> list[str]:
+        """Every paper (external ids first, then abstract, then title) this record is.
 
         Papers sharing the record's title are tried first for an external id. One file does
         not list a paper twice under two titles: a key (an id, an abstract) that another
@@ -173,18 +205,21 @@ class IdentityResolver:
         """
         keys = paper.keys
         titles = {k for k in keys if k.startswith("title:")}
+        found: list[str] = []
         for key in keys:
             candidates = owners.get(key, [])
             if key.startswith(EXTERNAL_PREFIXES):
                 candidates = sorted(candidates, key=lambda pid: not titles & keysets[pid])
             for paper_id in candidates:
+                if paper_id in found:
+                    continue
                 theirs = {k for k in keysets[paper_id] if k.startswith("title:")}
                 if key in self.here.get(paper_id, ()) and titles and theirs and not titles & theirs:
                     continue
                 similar = partial(self._similar, paper.abstract, paper_id)
                 if matches(keys, keysets[paper_id], similar):
-                    return paper_id
-        return None
+                    found.append(paper_id)
+        return found
 
     def _similar(self, abstract: str, paper_id: str) -> bool:
         """Whether an abstract shares enough words with a paper's (stored or of this batch)."""
@@ -193,6 +228,23 @@ class IdentityResolver:
             query = select(s.papers.c.abstract).where(s.papers.c.id == paper_id)
             other = self.connection.execute(query).scalar() or ""
         return similar_abstracts(abstract, other)
+
+
+def _conflict(one: set[str], other: set[str]) -> bool:
+    """Whether two papers' keys say they are two papers: different ids of one kind."""
+    for prefix in EXTERNAL_PREFIXES:
+        mine = {k for k in one if k.startswith(prefix)}
+        theirs = {k for k in other if k.startswith(prefix)}
+        if mine and theirs and mine.isdisjoint(theirs):
+            return True
+    return False
+
+
+def _surviving(paper_id: str, merged: dict[str, str]) -> str:
+    """The paper a merged one ended in (merges may chain)."""
+    while paper_id in merged:
+        paper_id = merged[paper_id]
+    return paper_id
 
 
 def _bare_title_keys(papers: Sequence[PaperRows]) -> set[str]:

@@ -3,14 +3,22 @@ segments, a full refresh's clearing."""
 
 from __future__ import annotations
 
-from sqlalchemy import Connection, delete, select
+from sqlalchemy import Connection, delete, select, update
 
 from etl.load import schema as s
 from etl.load.backend import backend_of
 
 
 def delete_orphans(connection: Connection) -> None:
-    """Remove authors, links, methods and listed terms no paper refers to any more."""
+    """Remove authors, links, methods and listed terms no paper refers to any more (after
+    pointing every mention at the method its name is an alias of: a loader that recomputed a
+    method while another was deleting its mentions left those to it, and that one may have
+    rolled back)."""
+    pm, ma = s.paper_methods.c, s.method_aliases.c
+    aliased = select(ma.method_id).where(ma.key == pm.key).scalar_subquery()
+    connection.execute(
+        update(s.paper_methods).where(pm.method_id != aliased).values(method_id=aliased)
+    )
     for table, child, column in (
         (s.authors, s.paper_authors, "author_id"),
         (s.links, s.paper_links, "link_id"),

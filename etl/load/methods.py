@@ -110,6 +110,7 @@ class MethodRecompute:
         groups = group_mentions([*stored.values(), *staged])
         ids = self._write_methods(groups, methods)
         self._point_mentions(stored, groups, ids)
+        self._drop_unused(methods - set(ids.values()))  # their mentions point elsewhere now
         self.connection.execute(
             text(
                 "INSERT INTO paper_methods "
@@ -235,7 +236,6 @@ class MethodRecompute:
             conflict=["key"],
             update=["alias", "method_id"],
         )
-        self._drop_unused(methods - set(ids.values()))
         return ids
 
     def _stored_aliases(self, methods: set[int], keys: set[str]) -> dict[str, tuple[str, int]]:

@@ -157,6 +157,24 @@ class Sightings:
             [{"b_pk": pk, "b_position": position} for pk, position in sighted],
         )
 
+    def move(self, absorbed: int, survivor: int) -> None:
+        """Make a paper's sightings another's (where both have one at a place, the other's
+        stays)."""
+        other = s.paper_sources.alias("other")
+        both = (
+            select(1)
+            .where(
+                other.c.paper_pk == survivor,
+                other.c.source_id == c.source_id,
+                other.c.position == c.position,
+            )
+            .exists()
+        )
+        self.connection.execute(delete(s.paper_sources).where(c.paper_pk == absorbed, both))
+        self.connection.execute(
+            s.paper_sources.update().where(c.paper_pk == absorbed).values(paper_pk=survivor)
+        )
+
     def drop_stale(self) -> None:
         """Forget the source's sightings this run did not see."""
         self.connection.execute(delete(s.paper_sources).where(self.stale()))

@@ -15,7 +15,7 @@ from etl.load.backend import backend_of
 from etl.load.bulk import chunks, highest_id, ids_since
 from etl.load.changes import ChangeLog, record_removals
 from etl.load.children import MENTIONS, ChildRows
-from etl.load.derive import derive, kept_id
+from etl.load.derive import derive
 from etl.load.foreign_keys import ForeignKeysCheckedAtEnd
 from etl.load.identity import FileKeys, IdentityResolver
 from etl.load.known import StoredPaper, StoredRows, key_holders
@@ -95,6 +95,7 @@ class LoadCounts:
     # Methods left with no mention while other loaders may be adding some: deleted by the
     # run's tidying.
     orphaned: int = 0
+    merged: int = 0  # stored papers a record showed to be one with another
 
     def add(self, other: LoadCounts) -> None:
         """Accumulate another source's counts (for a run's totals)."""
@@ -120,16 +121,56 @@ class PaperWriter:
         # Whether children wait for the end of the source (other loaders write meanwhile).
         self.deferred_children = False
 
+    def merge(self, merged: dict[str, str]) -> dict[str, str]:
+        """Make one paper of stored papers a record showed to be one (absorbed id -> surviving
+        id): the absorbed papers' sightings move to the survivor, which is derived again from
+        them all (its id the strongest of them all), and the absorbed papers are removed.
+        The survivors' new ids, by their ids before."""
+        stored = self.stored.papers(self.connection, {*merged, *merged.values()})
+        pairs = [
+            (stored[gone].pk, stored[kept].pk)
+            for gone, kept in merged.items()
+            if gone in stored and kept in stored
+        ]
+        if not pairs:
+            return {}
+        survivors = sorted({kept for _, kept in pairs})
+        ids_before = self._ids(survivors)
+        before = self.sightings.records_of(survivors)
+        absorbed = self.sightings.records_of([gone for gone, _ in pairs])
+        for gone, kept in pairs:
+            self.sightings.move(gone, kept)
+        self.stored.forget()
+        self.children.dropping([gone for gone, _ in pairs])
+        for part in chunks(sorted(gone for gone, _ in pairs)):
+            self.connection.execute(delete(s.papers).where(s.papers.c.pk.in_(part)))
+        self.changes.papers_removed(
+            [(gone, derive(list(absorbed[gone].values()))) for gone, _ in pairs]
+        )
+        after = {kept: dict(before[kept]) for kept in survivors}
+        for gone, kept in pairs:
+            after[kept].update(absorbed[gone])
+        self.rederive(
+            {kept: list(before[kept].values()) for kept in survivors},
+            {kept: list(records.values()) for kept, records in after.items()},
+        )
+        self.counts.merged += len(pairs)
+        ids_after = self._ids(survivors)
+        return {
+            ids_before[pk]: ids_after[pk] for pk in survivors if ids_before[pk] != ids_after[pk]
+        }
+
     def rederive(
         self, before: dict[int, list[PaperRows]], after: dict[int, list[PaperRows]]
     ) -> None:
         """Rewrite the papers whose sightings' values changed from `before` to `after` (each a
-        paper's records, one per distinct values), recording what changed."""
+        paper's records, one per distinct values), recording what changed (an id that another
+        paper holds is not taken: the paper keeps its own)."""
         changed: list[tuple[int, PaperRows, PaperRows]] = []
         current = self._ids(list(after))
         for pk, records in after.items():
             old = derive(before[pk])._replace(id=current[pk]) if before.get(pk) else None
-            new = derive(records)._replace(id=kept_id(current[pk], records))
+            new = derive(records)
             if new.id != current[pk] and self.stored.has_paper(self.connection, new.id):
                 new = new._replace(id=current[pk])  # that id names another paper
             if new != old:
@@ -225,7 +266,7 @@ class PaperWriter:
         for part in chunks(locked):
             found = select(s.papers.c.pk).where(s.papers.c.pk.in_(part), ~has_sighting())
             unseen = list(self.connection.execute(found).scalars())
-            self.children.note_mentions(unseen)
+            self.children.dropping(unseen)
             self.connection.execute(delete(s.papers).where(s.papers.c.pk.in_(unseen)))
             removed += unseen
         self.changes.papers_removed([(pk, candidates[pk]) for pk in removed])
@@ -352,7 +393,10 @@ class SourceLoader:
             return
         if self.shared and not self.held_up_front:  # a caller that could not gather them
             self.backend.hold_identities(self.connection, (k for r in records for k in r.keys))
-        ids = self.identity.resolve(records)
+        ids, merged = self.identity.resolve(records)
+        if merged:
+            renamed = self.papers.merge(merged)
+            ids = [renamed.get(paper_id, paper_id) for paper_id in ids]
         by_paper: dict[str, list[PaperRows]] = {}
         for record, paper_id in zip(records, ids, strict=True):
             by_paper.setdefault(paper_id, []).append(record)
