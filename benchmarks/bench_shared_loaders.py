@@ -28,7 +28,7 @@ sys.path.insert(0, str(ROOT))  # the tests' corpus and snapshot helpers
 
 from etl.load import upgrade_to_head  # noqa: E402
 from tests.conftest import fetch_one, load  # noqa: E402
-from tests.test_concurrent_loaders import (  # noqa: E402
+from tests.e2e.test_concurrent_loaders import (  # noqa: E402
     LOADERS_KEY,
     _wait_until_blocked,
     snapshot,

@@ -21,7 +21,7 @@ from etl.transform.topics import (
     matched_terms,
 )
 
-GOLD = Path(__file__).parent / "gold"
+GOLD = Path(__file__).parents[1] / "gold"
 
 SMALL = [
     {"slug": "nlp", "name": "NLP", "terms": ["natural language processing"]},

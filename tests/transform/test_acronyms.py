@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from etl.transform.acronyms import find_acronyms, singular_word
 from etl.transform.clean import clean_text
 
-GOLD = Path(__file__).parent / "gold"
+GOLD = Path(__file__).parents[1] / "gold"
 
 
 def pairs(text: str) -> list[tuple[str, str]]:

@@ -121,7 +121,7 @@ def test_the_taxonomy_with_its_model_survives_the_trip_to_a_worker() -> None:
 
 @pytest.mark.parametrize("tagger", ["model", "rules"])
 def test_eval_reports_either_tagger(tagger: str) -> None:
-    gold = Path(__file__).parent / "gold" / "fresh.jsonl"
+    gold = Path(__file__).parents[1] / "gold" / "fresh.jsonl"
     result = CliRunner().invoke(main, ["eval", str(gold), "--tagger", tagger, "--format", "json"])
     assert result.exit_code == 0, result.output
     rows = {row["field"]: row for row in json.loads(result.output)}

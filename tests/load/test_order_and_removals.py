@@ -28,7 +28,7 @@ from tests.conftest import (
     fresh_postgres_database,
     load,
 )
-from tests.test_concurrent_loaders import (
+from tests.e2e.test_concurrent_loaders import (
     BY_NATURAL_KEYS,
     LOADERS_KEY,
     _wait_until_blocked,

@@ -441,7 +441,7 @@ def test_narrow_table_output_never_folds_an_id_or_a_status(seeded_url: str, tmp_
 
 
 def test_the_readmes_first_query_names_every_paper_on_the_sample(tmp_path: Path) -> None:
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text("utf-8")
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text("utf-8")
     sql = readme.split('etl query "', 1)[1].split('"', 1)[0]
     assert etl("run", "-q", cwd=tmp_path).returncode == 0
     result = etl("query", sql, "--format", "json", cwd=tmp_path)
@@ -463,7 +463,7 @@ def test_a_read_only_session_cannot_cancel_or_end_another_of_its_role(
     from sqlalchemy.exc import DBAPIError
     from sqlalchemy.pool import NullPool
 
-    from tests.test_hostile import as_role, roles
+    from tests.read.test_read_safety import as_role, roles
 
     role = f"etl_signal_{uuid.uuid4().hex[:8]}"
     with roles(postgres_url, role):

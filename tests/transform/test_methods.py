@@ -17,7 +17,7 @@ from etl.transform.acronyms import find_acronyms
 from etl.transform.clean import clean_text, emphasized
 from etl.transform.methods import find_methods, method_key
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 GOLD = REPO / "tests" / "gold"
 
 

@@ -25,7 +25,7 @@ from etl.errors import SourceError
 from etl.models import RawRecord, Reject
 from etl.pipeline import RunOptions, run
 
-FIXTURES = Path(__file__).parent / "fixtures" / "sources"
+FIXTURES = Path(__file__).parents[1] / "fixtures" / "sources"
 SHAPES = {
     "arxiv.jsonl": "arxiv",
     "openalex-page.json": "openalex",

@@ -17,7 +17,7 @@ from sqlalchemy import create_engine, inspect, text
 from etl.load.database import create_db_engine
 from etl.load.schema import include_object, metadata
 from tests.conftest import REPO, fetch, fetch_one, fresh_database, load
-from tests.test_concurrent_loaders import snapshot
+from tests.e2e.test_concurrent_loaders import snapshot
 
 sys_alembic = [sys.executable, "-m", "alembic"]
 

@@ -25,7 +25,7 @@ from etl.cli import main
 from tests.conftest import POSTGRES_ADMIN_URL
 from tools import docs_reference
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 PAGES = sorted([ROOT / "README.md", ROOT / "CHANGELOG.md", *(ROOT / "docs").glob("**/*.md")])
 NEEDS = re.compile(r"<!--\s*needs:\s*([\w ,-]+?)\s*-->")
 SHELL_BLOCK = re.compile(r"^```(?:bash|sh|shell|console)\n(.*?)^```", re.M | re.S)

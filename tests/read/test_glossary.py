@@ -64,6 +64,6 @@ def test_methods_merge_across_case_into_one_row(db_url: str, tmp_path: Path) -> 
 
 def test_the_reports_expansion_count_ignores_case(db_url: str, tmp_path: Path) -> None:
     load(db_url, write_records(tmp_path))
-    query = (Path(__file__).resolve().parents[1] / "sql" / "report" / "acronyms.sql").read_text()
+    query = (Path(__file__).resolve().parents[2] / "sql" / "report" / "acronyms.sql").read_text()
     counts = {row[0]: row[2] for row in fetch(db_url, query)}
     assert counts == {"CNN": 1, "RoPE": 1}

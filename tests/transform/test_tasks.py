@@ -167,7 +167,7 @@ def test_the_packaged_tasks_sit_under_taxonomy_topics_and_are_attributed() -> No
     assert {"Object Detection", "Machine Translation", "Named Entity Recognition"} <= names
     # generic words, dataset names and things rather than tasks were left out
     assert not names & {"Segmentation", "Retrieval", "GSM8K", "Large Language Model"}
-    header = (Path(__file__).parent.parent / "etl" / "data" / "tasks.toml").read_text("utf-8")
+    header = (Path(__file__).parents[2] / "etl" / "data" / "tasks.toml").read_text("utf-8")
     assert "Papers with Code" in header and "CC BY-SA 4.0" in header
     by_name = {t.name: t for t in taxonomy.tasks}
     assert by_name["Named Entity Recognition"].topic == "information-extraction"
