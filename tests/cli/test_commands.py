@@ -3,32 +3,14 @@
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
 from etl.cli import main
-
-ETL = [sys.executable, "-m", "etl"]
-
-
-def etl(
-    *args: str, cwd: Path, env: dict[str, str] | None = None
-) -> subprocess.CompletedProcess[str]:
-    environment = {k: v for k, v in os.environ.items() if k != "ETL_DATABASE_URL"}
-    return subprocess.run(
-        [*ETL, *args],
-        cwd=cwd,
-        env={**environment, **(env or {})},
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+from tests.helpers import etl
 
 
 def test_etl_run_in_an_empty_folder_loads_the_packaged_seeds(tmp_path: Path) -> None:

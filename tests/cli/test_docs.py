@@ -22,7 +22,7 @@ from click.testing import CliRunner
 from sqlalchemy import create_engine, text
 
 from etl.cli import main
-from tests.conftest import POSTGRES_ADMIN_URL
+from tests.helpers import POSTGRES_ADMIN_URL, etl
 from tools import docs_reference
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -104,23 +104,9 @@ def loaded_sample(tmp_path_factory: pytest.TempPathFactory) -> Path:
     repository's sample lists beside it (`etl run seeds`)."""
     folder = tmp_path_factory.mktemp("sample")
     shutil.copytree(ROOT / "seeds", folder / "seeds")
-    loaded = run_etl(["run", "-q"], folder)
+    loaded = etl("run", "-q", cwd=folder)
     assert loaded.returncode == 0, loaded.stderr
     return folder
-
-
-def run_etl(
-    args: list[str], cwd: Path, env: dict[str, str] | None = None
-) -> subprocess.CompletedProcess[str]:
-    environment = {k: v for k, v in os.environ.items() if k != "ETL_DATABASE_URL"}
-    return subprocess.run(
-        [sys.executable, "-m", "etl", *args],
-        cwd=cwd,
-        env={**environment, **(env or {})},
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
 
 
 @pytest.mark.parametrize("block", RUNNABLE, ids=lambda b: b.name)
@@ -130,7 +116,7 @@ def test_every_etl_command_of_the_docs_runs_on_the_sample(
     folder = tmp_path / "here"
     shutil.copytree(loaded_sample, folder)
     for command in block.etl_commands():
-        done = run_etl(command[1:], folder)
+        done = etl(*command[1:], cwd=folder)
         assert done.returncode == 0, f"{block.name}: {shlex.join(command)}\n{done.stderr}"
         assert "Error:" not in done.stderr
 
@@ -182,7 +168,7 @@ def test_every_etl_command_of_the_postgres_blocks_runs_against_the_server(
             name, value = words.pop(0).split("=", 1)
             prefix[name] = value
         if words[:1] == ["etl"]:
-            done = run_etl(words[1:], folder, {**exported, **prefix})
+            done = etl(*words[1:], cwd=folder, env={**exported, **prefix})
             assert done.returncode == 0, f"{block.name}: {line}\n{done.stderr}"
             ran += 1
     assert ran

@@ -20,9 +20,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import fetch, fetch_one, load
+from tests.helpers import ETL, etl, fetch, fetch_one, load, superuser_flag
 
-ETL = [sys.executable, "-m", "etl"]
 # Address space for a hostile run: far above what a bounded run needs, and low enough that a
 # run whose memory follows the input fails at once instead of taking the machine down.
 ADDRESS_SPACE = 3 * 2**30
@@ -52,17 +51,6 @@ def measured_run(*args: str, cwd: Path) -> tuple[int, int, str]:
     )
     status, peak = result.stdout.split()
     return int(status), int(peak), result.stderr
-
-
-def etl(*args: str, cwd: Path, timeout: float = 300) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [*ETL, *args],
-        cwd=cwd,
-        env={k: v for k, v in os.environ.items() if k != "ETL_DATABASE_URL"},
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-    )
 
 
 def rejects(url: str) -> list[tuple[str, int, str]]:
@@ -297,7 +285,7 @@ if __name__ == "__main__":
 
 
 def test_sigterm_stops_a_run_whose_workers_are_busy_at_once(db_url: str, tmp_path: Path) -> None:
-    from tests.corpus import write_corpus
+    from tests.helpers import write_corpus
 
     folder = tmp_path / "in"
     write_corpus(folder, files=1, per_file=3000)
@@ -403,10 +391,6 @@ def test_the_packaged_taxonomy_and_venues_pass_the_checks() -> None:
 # Smaller items: table output and the README's first query ---------------------------------
 
 
-def superuser_flag(url: str) -> list[str]:
-    return ["--allow-superuser"] if url.startswith("postgresql") else []
-
-
 def test_table_output_escapes_zero_width_and_other_invisible_characters(
     seeded_url: str, tmp_path: Path
 ) -> None:
@@ -463,7 +447,7 @@ def test_a_read_only_session_cannot_cancel_or_end_another_of_its_role(
     from sqlalchemy.exc import DBAPIError
     from sqlalchemy.pool import NullPool
 
-    from tests.read.test_read_safety import as_role, roles
+    from tests.helpers import as_role, roles
 
     role = f"etl_signal_{uuid.uuid4().hex[:8]}"
     with roles(postgres_url, role):

@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 
 from etl.report import SECTIONS
-from tests.conftest import SEEDS, load
+from tests.helpers import SEEDS, load
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMEDRIVER = "/usr/bin/chromedriver"

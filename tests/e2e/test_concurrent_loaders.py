@@ -21,166 +21,28 @@ from sqlalchemy.exc import DBAPIError
 from etl.errors import LockedError
 from etl.load import exclude_loaders, run_lock, start_run, upgrade_to_head
 from etl.load import schema as s
-from etl.load.locks import LOADERS, NAMESPACE, hold_identities
+from etl.load.locks import hold_identities
 from etl.models import RunReport
 from etl.pipeline import RunOptions, run
-from tests.conftest import BACKENDS, fetch, fetch_one, fresh_database, fresh_postgres_database, load
-
-LOADERS_KEY = {"a": NAMESPACE, "b": LOADERS}
-PAPER = "JOIN papers p ON p.pk = x.paper_pk"
-# Every table but `runs` (each loader records its own), by natural keys: what a serial load
-# and a concurrent one must agree on, whatever row numbers and ids they gave.
-BY_NATURAL_KEYS = {
-    "papers": "SELECT id, venue, year, title, title_raw, abstract, abstract_raw, status, "
-    "keywords, extra, method_names, content_hash FROM papers",
-    "sources": "SELECT path, checksum, fingerprint, format, venue, year, size_bytes, mtime_ns, "
-    "record_count, reject_count FROM sources",
-    "paper_sources": "SELECT p.id, s.path, x.position, x.venue, x.year, x.status "
-    f"FROM paper_sources x {PAPER} JOIN sources s ON s.id = x.source_id",
-    "paper_keys": f"SELECT p.id, x.key FROM paper_keys x {PAPER}",
-    "authors": "SELECT name FROM authors",
-    "paper_authors": "SELECT p.id, x.position, a.name, x.homepage FROM paper_authors x "
-    f"{PAPER} JOIN authors a ON a.id = x.author_id",
-    "links": "SELECT url, host, kind, repo_owner, repo_name FROM links",
-    "paper_links": "SELECT p.id, l.url, x.found_in FROM paper_links x "
-    f"{PAPER} JOIN links l ON l.id = x.link_id",
-    "methods": "SELECT key, name, kind FROM methods",
-    "method_aliases": "SELECT x.key, x.alias, m.key FROM method_aliases x "
-    "JOIN methods m ON m.id = x.method_id",
-    "paper_methods": "SELECT p.id, m.key, x.role, x.surface FROM paper_methods x "
-    f"{PAPER} JOIN methods m ON m.id = x.method_id",
-    "acronyms": f"SELECT p.id, x.acronym, x.expansion FROM acronyms x {PAPER}",
-    "paper_topics": f"SELECT p.id, x.topic_slug, x.score, x.evidence FROM paper_topics x {PAPER}",
-    "topics": "SELECT slug, name, parent_slug, terms FROM topics",
-    "paper_tasks": f"SELECT p.id, x.task_name, x.score, x.evidence FROM paper_tasks x {PAPER}",
-    "tasks": "SELECT name, topic_slug, terms FROM tasks",
-    "listed_terms": "SELECT key, kind, name, detail FROM listed_terms",
-    "paper_listed_terms": "SELECT p.id, t.key, x.position FROM paper_listed_terms x "
-    f"{PAPER} JOIN listed_terms t ON t.id = x.term_id",
-    "rejects": "SELECT source_path, position, reason, raw FROM rejects",
-}
-AUTHORS = [f"{first} {last}" for first in ("Ada", "Bo", "Chen", "Dana", "Eli") for last in "PQRSTU"]
-COMMON = (
-    "It builds on BERT.",
-    "It is trained with Adam.",
-    "We evaluate it on ImageNet.",
-    "It extends ResNet.",
-    "It uses Low-Rank Adaptation (LoRA).",
+from tests.helpers import (
+    BACKENDS,
+    LOADERS_KEY,
+    fetch,
+    fetch_one,
+    fresh_database,
+    fresh_postgres_database,
+    load,
+    loader,
+    record,
+    snapshot,
+    wait_until_blocked,
+    write_files,
+    write_shared_heavy,
 )
-WORDS = "sparse graph attention kernel retrieval robust token memory latent policy".split()
-
-
-def snapshot(url: str) -> dict[str, list[tuple[Any, ...]]]:
-    """Every table's rows by natural keys, sorted."""
-    return {name: sorted(fetch(url, sql), key=repr) for name, sql in BY_NATURAL_KEYS.items()}
-
-
-def record(rng: random.Random, number: int) -> dict[str, Any]:
-    """A made-up paper: a coined method, common methods, shared authors, sometimes a repo.
-    Each common method is named in the same sentence wherever it appears: a method takes its
-    name and kind from its first mention, and "first" differs between loaders side by side."""
-    words = " ".join(rng.choice(WORDS) for _ in range(40))
-    common = " ".join(sentence for sentence in COMMON if rng.random() < 0.5)
-    result: dict[str, Any] = {
-        "title": f"Kelo{number}Net for {rng.choice(WORDS)} learning",
-        "abstract": f"We propose **Kelo{number}Net**, a method for {words}. {common} #{number}.",
-        "authors": ", ".join(rng.sample(AUTHORS, 3)),
-        "venue": "MADEUP",
-        "year": 2025,
-    }
-    if number % 3 == 0:
-        result["code_url"] = f"https://github.com/lab{number % 5}/shared-tools"
-    return result
-
-
-def write_files(folder: Path, files: int = 8, per_file: int = 400) -> None:
-    """`files` JSON Lines files; every file also repeats 40 papers of the file before it (the
-    same records), and one line of each is not JSON (a reject)."""
-    rng = random.Random(21)
-    folder.mkdir()
-    papers = [[record(rng, f * per_file + i) for i in range(per_file)] for f in range(files)]
-    for index in range(files):
-        shared = papers[index - 1][:40]
-        lines = [json.dumps(r) for r in [*papers[index], *shared]]
-        lines.insert(7, "{not json")
-        (folder / f"list_{index + 1}.jsonl").write_text("\n".join(lines) + "\n", "utf-8")
-
-
-# Records richer than `record`'s (about 23 rows a paper): five authors of 120, three links
-# of small pools (a repository, a project page, a dataset), methods and acronyms named in the
-# same sentence wherever they appear, and a DOI on every other paper.
-RICH_AUTHORS = [
-    f"{first} {last}"
-    for first in (
-        "Ada",
-        "Bo",
-        "Chen",
-        "Dana",
-        "Eli",
-        "Fay",
-        "Gus",
-        "Hana",
-        "Ivo",
-        "Jun",
-        "Kai",
-        "Lea",
-    )
-    for last in ("Park", "Quist", "Rossi", "Sato", "Tran", "Ueda", "Vidal", "Weber", "Xu", "Young")
-]
-RICH_NAMES = [
-    f"It builds on the {a}{b} {c} Network ({a[0]}{b[0]}{c[0]}N)."
-    for a in ("Quorin", "Velta", "Sparo", "Lumo", "Traxi")
-    for b in ("Deep", "Graph", "Kernel", "Latent")
-    for c in ("Attention", "Memory")
-]
-
 
 # The smallest corpus on which the loaders deadlocked before a source took all of its locks
 # up front (two batches a file); benchmarks/bench_shared_loaders.py runs the full size.
 SHARED_HEAVY = {"files": 8, "per_file": 1000, "shared": 200}
-
-
-def rich_record(rng: random.Random, number: int) -> dict[str, Any]:
-    """A made-up paper sharing authors, links, methods and acronyms with many others."""
-    words = " ".join(rng.choice(WORDS) for _ in range(30))
-    named = " ".join(rng.sample(RICH_NAMES, 3) + rng.sample(COMMON, 2))
-    result: dict[str, Any] = {
-        "title": f"Varo{number}Net: {rng.choice(WORDS)} {rng.choice(WORDS)} learning",
-        "abstract": f"We propose **Varo{number}Net**, a method for {words}. {named} #{number}.",
-        "authors": ", ".join(rng.sample(RICH_AUTHORS, 5)),
-        "venue": "MADEUP",
-        "year": 2025,
-        "code_url": f"https://github.com/lab{number % 40}/tool{number % 7}",
-        "project": f"https://lab{number % 40}.example.org/projects/p{number % 97}",
-        "dataset": f"https://huggingface.co/datasets/lab{number % 11}/set{number % 5}",
-    }
-    if number % 2:
-        result["doi"] = f"10.5555/madeup.{number}"
-    return result
-
-
-def write_shared_heavy(folder: Path, files: int, per_file: int, shared: int) -> int:
-    """`files` JSON Lines files of `per_file` records each, in a ring: `shared` records of
-    each file are also in the next file. Each file's lines are shuffled, so two neighbours
-    reach the papers they share in different orders and batches. Returns how many distinct
-    papers they hold."""
-    rng = random.Random(29)
-    folder.mkdir()
-    own = per_file - shared
-    papers = [[rich_record(rng, f * own + i) for i in range(own)] for f in range(files)]
-    for index in range(files):
-        lines = [json.dumps(r) for r in [*papers[index], *papers[index - 1][:shared]]]
-        rng.shuffle(lines)
-        (folder / f"rich_{index + 1}.jsonl").write_text("\n".join(lines) + "\n", "utf-8")
-    return files * own
-
-
-def loader(folder: Path, url: str, *extra: str) -> subprocess.Popen[bytes]:
-    """A real `etl run` in a child process."""
-    command = [sys.executable, "-m", "etl", "run", str(folder), "-q", "--workers", "1", *extra]
-    return subprocess.Popen(
-        [*command, "--db", url], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
-    )
 
 
 def wait_for_a_source_of(url: str, process: subprocess.Popen[bytes], shard: str) -> None:
@@ -258,7 +120,7 @@ def test_four_loaders_on_shared_heavy_files_equal_one_serial_load(tmp_path: Path
                 connection.execute(text("SELECT pg_advisory_lock(:a, :b)"), LOADERS_KEY)
                 shards = [f"{index}/4" for index in range(1, 5)]
                 loaders = [loader(folder, url, "--shard", shard) for shard in shards]
-                _wait_until_blocked(url, sessions=4, seconds=600)
+                wait_until_blocked(url, sessions=4, seconds=600)
                 connection.execute(text("SELECT pg_advisory_unlock(:a, :b)"), LOADERS_KEY)
                 connection.commit()
             for process in loaders:
@@ -327,7 +189,7 @@ def test_two_loaders_resolve_shared_identities_like_one_serial_load(tmp_path: Pa
             with engine.connect() as connection:  # hold both loaders back, then let them go
                 connection.execute(text("SELECT pg_advisory_lock(:a, :b)"), LOADERS_KEY)
                 loaders = [loader(folder, url, "--shard", shard) for shard in ("1/2", "2/2")]
-                _wait_until_blocked(url, sessions=2)
+                wait_until_blocked(url, sessions=2)
                 connection.execute(text("SELECT pg_advisory_unlock(:a, :b)"), LOADERS_KEY)
                 connection.commit()
             for process in loaders:
@@ -370,7 +232,7 @@ def test_a_title_list_and_an_abstract_list_update_shared_papers_side_by_side(
                 loaders = [
                     loader(lists / name, url) for name in ("titles.jsonl", "abstracts.jsonl")
                 ]
-                _wait_until_blocked(url, sessions=2, seconds=600)
+                wait_until_blocked(url, sessions=2, seconds=600)
                 connection.execute(text("SELECT pg_advisory_unlock(:a, :b)"), LOADERS_KEY)
                 connection.commit()
             for process in loaders:
@@ -447,7 +309,7 @@ def test_a_source_rolled_back_by_a_deadlock_is_loaded_again(
         options = RunOptions(paths=(str(path),), database_url=postgres_url, batch_size=1)
         loading = threading.Thread(target=lambda: outcome.append(run(options)))
         loading.start()
-        _wait_until_blocked(postgres_url)  # on `second`, holding `first`
+        wait_until_blocked(postgres_url)  # on `second`, holding `first`
         _insert_paper(other, first, run_id, keys[first])  # the cycle: the loader fails
         other.commit()
         loading.join(timeout=120)
@@ -479,19 +341,6 @@ def _insert_paper(connection: Any, paper_id: str, run_id: int, keys: Sequence[st
     ).inserted_primary_key[0]
     if keys:
         connection.execute(s.paper_keys.insert(), [{"paper_pk": pk, "key": k} for k in keys])
-
-
-def _wait_until_blocked(url: str, sessions: int = 1, seconds: float = 60) -> None:
-    """Block until `sessions` sessions of the database wait for a lock (loaders that start
-    on a busy machine may take a while)."""
-    query = (
-        "SELECT count(*) FROM pg_stat_activity "
-        "WHERE datname = current_database() AND wait_event_type = 'Lock'"
-    )
-    deadline = time.monotonic() + seconds
-    while int(str(fetch_one(url, query))) < sessions:
-        assert time.monotonic() < deadline, "the loader never waited for the other writer"
-        time.sleep(0.02)
 
 
 @pytest.mark.postgres
@@ -561,7 +410,7 @@ def test_deleting_orphans_waits_for_loaders_without_holding_new_ones_back(
             outcome: list[RunReport] = []
             loading = threading.Thread(target=lambda: outcome.append(load(postgres_url)))
             loading.start()
-            _wait_until_blocked(postgres_url)
+            wait_until_blocked(postgres_url)
             connection.commit()
         loading.join(timeout=120)
         assert [report.status for report in outcome] == ["succeeded"]

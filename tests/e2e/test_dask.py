@@ -18,8 +18,7 @@ from sqlalchemy.exc import DBAPIError
 
 from etl.models import RunReport
 from etl.pipeline import RunOptions, run
-from tests.conftest import fetch, fetch_one, fresh_postgres_database, load
-from tests.e2e.test_concurrent_loaders import snapshot, write_files
+from tests.helpers import fetch, fetch_one, fresh_postgres_database, load, snapshot, write_files
 
 distributed = pytest.importorskip("distributed")
 dask = pytest.importorskip("dask")

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 from etl.pipeline import RunOptions, run
-from tests.corpus import abstract, write_corpus
+from tests.helpers import abstract, write_corpus
 
 TABLES = {
     "papers": "SELECT id, venue, year, title, abstract, abstract_raw, method_names, content_hash FROM papers",

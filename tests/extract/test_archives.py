@@ -15,7 +15,7 @@ import zstandard
 
 from etl import extract
 from etl.errors import SourceError
-from tests.conftest import fetch, load
+from tests.helpers import fetch, load
 
 GOOD = b'{"title": "A fine paper on graphs", "abstract": "We study graphs."}\n'
 

@@ -10,7 +10,7 @@ import pytest
 from sqlalchemy import create_engine, text
 
 from etl.fingerprint import CODE, DATA, NOT_LOADING_DATA, PACKAGE, digest_of, fingerprint
-from tests.conftest import load
+from tests.helpers import load
 
 DATA_FILES = sorted(
     path.relative_to(PACKAGE).as_posix()

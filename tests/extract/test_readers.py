@@ -17,6 +17,7 @@ from etl.extract import (
     read_records,
 )
 from etl.models import RawRecord, Reject
+from tests.helpers import write_json
 
 
 def records(path: Path, **overrides: object) -> list[RawRecord | Reject]:
@@ -221,11 +222,6 @@ def test_folders_and_globs_expand_and_missing_paths_fail(tmp_path: Path) -> None
 
 
 # Real-list shapes (issue 17), with made-up records.
-
-
-def write_json(path: Path, records: list[dict[str, object]]) -> Path:
-    path.write_text(json.dumps(records), "utf-8")
-    return path
 
 
 @pytest.mark.parametrize(

@@ -7,8 +7,6 @@ from __future__ import annotations
 import io
 import json
 import os
-import subprocess
-import sys
 import time
 import tracemalloc
 from pathlib import Path
@@ -19,21 +17,9 @@ from etl import extract, read
 from etl.extract import json_io
 from etl.extract.shapes import sniff_json
 from etl.models import RawRecord, Reject
-from tests.conftest import fetch, load
+from tests.helpers import etl, fetch, load
 
 ABSTRACT = "An abstract long enough to be a real one, about a method and its results."
-
-
-def etl(*args: str | bytes, cwd: Path) -> subprocess.CompletedProcess[str]:
-    """The real CLI in a subprocess (arguments may be bytes that are not UTF-8)."""
-    return subprocess.run(
-        [sys.executable, "-m", "etl", *args],
-        cwd=cwd,
-        env={k: v for k, v in os.environ.items() if k != "ETL_DATABASE_URL"},
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
 
 
 def extra_json(url: str, title: str) -> object:

@@ -8,7 +8,8 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from etl.cli import main
-from tests.conftest import fetch, load
+from tests.helpers import fetch, load
+from tests.helpers import write_jsonl as write_list
 
 VENUE = {"venue": "ICML", "year": 2024}
 
@@ -26,11 +27,6 @@ def paper(number: int, **fields: object) -> dict[str, object]:
     }
     record.update(fields)
     return record
-
-
-def write_list(path: Path, records: list[dict[str, object]]) -> Path:
-    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
-    return path
 
 
 def events(url: str, run_id: int) -> list[tuple[object, ...]]:

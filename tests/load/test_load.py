@@ -14,10 +14,9 @@ from sqlalchemy.exc import IntegrityError
 from etl.load import create_db_engine, upgrade_to_head
 from etl.load.foreign_keys import ForeignKeysCheckedAtEnd, keys_into_filled_tables
 from etl.load.identity import matches
-from tests.conftest import fetch as rows
-from tests.conftest import fetch_one as scalar
-from tests.conftest import load
-from tests.corpus import abstract
+from tests.helpers import abstract, load, write_json
+from tests.helpers import fetch as rows
+from tests.helpers import fetch_one as scalar
 
 TABLE_KEYS = {
     "papers": "id",
@@ -275,11 +274,6 @@ OTHER = (
     "We measure how often crowd workers agree on the labels of ambiguous photographs, and "
     "propose a voting rule that weighs each worker by their agreement with the others."
 )
-
-
-def write_json(path: Path, records: list[dict[str, object]]) -> Path:
-    path.write_text(json.dumps(records), "utf-8")
-    return path
 
 
 def test_placeholder_abstracts_never_merge_papers_with_different_titles(

@@ -16,8 +16,7 @@ from sqlalchemy import create_engine, inspect, text
 
 from etl.load.database import create_db_engine
 from etl.load.schema import include_object, metadata
-from tests.conftest import REPO, fetch, fetch_one, fresh_database, load
-from tests.e2e.test_concurrent_loaders import snapshot
+from tests.helpers import REPO, fetch, fetch_one, fresh_database, load, snapshot
 
 sys_alembic = [sys.executable, "-m", "alembic"]
 

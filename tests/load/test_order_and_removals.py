@@ -20,29 +20,23 @@ from etl.load import SourceLoader, remove_all_unseen, upgrade_to_head
 from etl.load import schema as s
 from etl.models import PaperRows, RawRecord, SourceFile
 from etl.transform import load_taxonomy, transform
-from tests.conftest import (
+from tests.helpers import (
     BACKENDS,
+    BY_NATURAL_KEYS,
+    LOADERS_KEY,
     fetch,
     fetch_one,
     fresh_database,
     fresh_postgres_database,
     load,
-)
-from tests.e2e.test_concurrent_loaders import (
-    BY_NATURAL_KEYS,
-    LOADERS_KEY,
-    _wait_until_blocked,
     loader,
+    wait_until_blocked,
 )
+from tests.helpers import write_json as write_list
 
 TAXONOMY = load_taxonomy(None)
 KEPT = "We study how a small recurrent model trained on short sequences of numbers learns to sort sequences ten times longer, and which units carry the order of the items."
 SHARED = "We measure how often crowd workers agree on the labels of ambiguous photographs, and propose a voting rule that weighs each worker by how often they agree with the others."
-
-
-def write_list(path: Path, records: list[dict[str, Any]]) -> Path:
-    path.write_text(json.dumps(records), "utf-8")
-    return path
 
 
 def rows_of(path: Path) -> tuple[SourceFile, list[PaperRows]]:
@@ -356,7 +350,7 @@ def test_three_loaders_side_by_side_show_what_one_serial_load_shows(tmp_path: Pa
             with engine.connect() as connection:  # hold the loaders back, then let them go
                 connection.execute(text("SELECT pg_advisory_lock(:a, :b)"), LOADERS_KEY)
                 loaders = [loader(path, url) for path in files]
-                _wait_until_blocked(url, sessions=len(files))
+                wait_until_blocked(url, sessions=len(files))
                 connection.execute(text("SELECT pg_advisory_unlock(:a, :b)"), LOADERS_KEY)
                 connection.commit()
             for process in loaders:

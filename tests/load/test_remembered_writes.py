@@ -14,7 +14,7 @@ import pytest
 from etl.load import known, schema
 from etl.load.database import create_db_engine, upgrade_to_head
 from etl.pipeline import RunOptions, run
-from tests.corpus import abstract
+from tests.helpers import abstract
 
 # Columns that differ between any two runs: when they ran.
 TIMES = {("sources", "loaded_at"), ("change_events", "created_at")}

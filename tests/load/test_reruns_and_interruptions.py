@@ -20,8 +20,7 @@ from etl.load import create_db_engine, upgrade_to_head
 from etl.load.database import SQLITE_PAGE_SIZE
 from etl.load.locks import run_lock
 from etl.pipeline import RunOptions, run
-from tests.conftest import load
-from tests.corpus import write_corpus
+from tests.helpers import load, write_corpus
 
 COUNTED = (
     "papers",

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.conftest import fetch, load
+from tests.helpers import fetch, load
 
 ABSTRACTS = [
     # two papers write the expansion in lower case, one in title case, one in capitals

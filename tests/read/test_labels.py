@@ -8,7 +8,7 @@ from pathlib import Path
 from sqlalchemy import create_engine, text
 
 from etl.read import open_reader, search
-from tests.conftest import fetch, load
+from tests.helpers import fetch, load
 
 LONG = (
     "Large language models are widely used for many tasks in natural language processing, "

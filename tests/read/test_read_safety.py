@@ -23,36 +23,28 @@ from sqlalchemy.pool import NullPool
 
 from etl.admin import grant_read_only
 from etl.load.locks import LOADERS, NAMESPACE
-from tests.conftest import (
+from tests.helpers import (
     POSTGRES_ADMIN_URL,
     SEEDS,
+    as_role,
+    etl,
     fetch,
     fetch_one,
     fresh_database,
     load,
     require_postgres,
+    roles,
+    superuser_flag,
+    write_corpus,
 )
-from tests.corpus import write_corpus
 
-ETL = [sys.executable, "-m", "etl"]
 PG_ONLY = pytest.mark.postgres
 
 
-def etl(
-    *args: str, cwd: Path, env: dict[str, str] | None = None, timeout: float = 300
-) -> subprocess.CompletedProcess[str]:
-    """The real command in a subprocess, with a wide terminal so table cells are not folded."""
-    environment = {
-        k: v for k, v in os.environ.items() if k not in {"ETL_DATABASE_URL", "ETL_DEBUG"}
-    }
-    return subprocess.run(
-        [*ETL, *args],
-        cwd=cwd,
-        env={**environment, "COLUMNS": "400", **(env or {})},
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-    )
+@pytest.fixture(autouse=True)
+def wide_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The `etl` subprocesses see a wide terminal, so table cells are not folded."""
+    monkeypatch.setenv("COLUMNS", "400")
 
 
 def assert_one_error(result: subprocess.CompletedProcess[str], *fragments: str) -> str:
@@ -64,11 +56,6 @@ def assert_one_error(result: subprocess.CompletedProcess[str], *fragments: str) 
     for fragment in fragments:
         assert fragment in lines[0], lines[0]
     return lines[0]
-
-
-def superuser_flag(url: str) -> list[str]:
-    """The test server's role is a superuser: tests not about that pass --allow-superuser."""
-    return ["--allow-superuser"] if url.startswith("postgresql") else []
 
 
 def paper_count(url: str) -> int:
@@ -362,30 +349,6 @@ def test_no_password_in_output_errors_or_the_runs_table(postgres_url: str, tmp_p
 
 
 # 5. grant-readonly: a role that can only read this database ---------------------------------
-
-
-@contextmanager
-def roles(url: str, *names: str) -> Iterator[None]:
-    """Drop the test's roles (and what they were granted here) afterwards."""
-    try:
-        yield
-    finally:
-        admin = create_engine(url, isolation_level="AUTOCOMMIT", poolclass=NullPool)
-        server = create_engine(POSTGRES_ADMIN_URL, isolation_level="AUTOCOMMIT", poolclass=NullPool)
-        for name in names:
-            with admin.connect() as connection:
-                if connection.scalar(
-                    text("SELECT 1 FROM pg_roles WHERE rolname = :r"), {"r": name}
-                ):
-                    connection.execute(text(f'DROP OWNED BY "{name}"'))
-            with server.connect() as connection:
-                connection.execute(text(f'DROP ROLE IF EXISTS "{name}"'))
-        admin.dispose()
-        server.dispose()
-
-
-def as_role(url: str, role: str) -> str:
-    return make_url(url).set(username=role, password="pw").render_as_string(hide_password=False)
 
 
 def admin_sql(url: str, *statements: str) -> None:

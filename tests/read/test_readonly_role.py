@@ -13,7 +13,7 @@ from sqlalchemy.pool import NullPool
 
 from etl.admin import grant_read_only
 from etl.errors import DatabaseError
-from tests.conftest import POSTGRES_ADMIN_URL, SEEDS, load
+from tests.helpers import POSTGRES_ADMIN_URL, SEEDS, load
 
 pytestmark = pytest.mark.postgres
 

@@ -11,7 +11,7 @@ from click.testing import CliRunner
 from etl.cli import main
 from etl.read import open_reader
 from etl.report import SECTIONS, build_report
-from tests.conftest import SEEDS, fetch, load
+from tests.helpers import SEEDS, fetch, load
 
 HOSTILE_TITLE = "<script>alert(1)</script> Zorb & co"
 BUILDS_ON = [

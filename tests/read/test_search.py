@@ -6,7 +6,7 @@ import pytest
 
 from etl.errors import QueryError
 from etl.read import open_reader, search, to_fts5_query
-from tests.conftest import fetch_one
+from tests.helpers import fetch_one
 
 
 def abstract_of(url: str, paper_id: object) -> str:

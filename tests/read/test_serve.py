@@ -20,7 +20,7 @@ from etl.cli import main
 from etl.load.database import view_definitions
 from etl.load.schema import papers
 from etl.serve import build_datasette, canned_queries, datasette_metadata
-from tests.conftest import SEEDS, fetch, load
+from tests.helpers import SEEDS, fetch, load
 
 HOSTILE = "<script>alert(1)</script> makes an untitled abstract start with markup."
 
@@ -203,7 +203,7 @@ def test_serve_beside_three_loads_answers_every_page_with_committed_files(
 ) -> None:
     """Next to loads into the same file, every page answers 200 and shows whole files: the
     paper count is always a whole number of files, and the last one once they are done."""
-    from tests.corpus import write_corpus
+    from tests.helpers import write_corpus
 
     per_file = 40
     folders = []

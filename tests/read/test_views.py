@@ -10,7 +10,7 @@ import pytest
 from sqlalchemy import create_engine, inspect
 
 from etl.load.database import view_definitions
-from tests.conftest import fetch, fresh_postgres_database, load
+from tests.helpers import fetch, fresh_postgres_database, load
 
 CONTRACT = {
     "papers_with_code": {

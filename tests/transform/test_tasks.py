@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from etl.errors import TaxonomyError
 from etl.transform.topics import MAX_TASKS, assign_tasks, build_taxonomy, load_taxonomy
-from tests.conftest import fetch, load
+from tests.helpers import fetch, load
 
 TAXONOMY = """
 [[topic]]
