@@ -54,6 +54,7 @@ def test_search_query_views_and_stats_read_the_database(tmp_path: Path) -> None:
         "DROP VIEW papers_with_code",
     ],
 )
+@pytest.mark.slow
 def test_query_refuses_writes_and_ddl(tmp_path: Path, sql: str) -> None:
     assert etl("run", "-q", cwd=tmp_path).returncode == 0
     result = etl("query", sql, cwd=tmp_path)
@@ -106,6 +107,7 @@ def test_every_command_has_help() -> None:
 
 
 @pytest.mark.postgres
+@pytest.mark.slow
 def test_run_and_search_on_postgres(postgres_url: str, tmp_path: Path) -> None:
     assert etl("run", "-q", "--db", postgres_url, cwd=tmp_path).returncode == 0
     found = etl("search", "KV cache", "--db", postgres_url, "--format", "json", cwd=tmp_path)

@@ -110,6 +110,7 @@ def loaded_sample(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.mark.parametrize("block", RUNNABLE, ids=lambda b: b.name)
+@pytest.mark.slow
 def test_every_etl_command_of_the_docs_runs_on_the_sample(
     block: Block, loaded_sample: Path, tmp_path: Path
 ) -> None:
@@ -147,6 +148,7 @@ def docs_role(postgres_url: str) -> Iterator[str]:
 @pytest.mark.parametrize(
     "block", [b for b in BLOCKS if b.needs == "postgres"], ids=lambda b: b.name
 )
+@pytest.mark.slow
 def test_every_etl_command_of_the_postgres_blocks_runs_against_the_server(
     block: Block, loaded_sample: Path, tmp_path: Path, postgres_url: str, docs_role: str
 ) -> None:

@@ -67,6 +67,7 @@ DEEP = 100_000
 # 1. Deep JSON: read within the limits, the record rejected, the run goes on --------------
 
 
+@pytest.mark.slow
 def test_json_nested_100000_deep_costs_megabytes_and_is_a_reject(
     db_url: str, tmp_path: Path
 ) -> None:
@@ -98,6 +99,7 @@ def test_json_nested_100000_deep_costs_megabytes_and_is_a_reject(
     assert fetch(db_url, "SELECT title FROM papers") == [("A good paper",)]
 
 
+@pytest.mark.slow
 def test_the_limits_are_flags_and_changing_them_reads_the_files_again(
     db_url: str, tmp_path: Path
 ) -> None:
@@ -126,6 +128,7 @@ def test_the_limits_are_flags_and_changing_them_reads_the_files_again(
     assert fetch_one(db_url, "SELECT count(*) FROM papers") == 6
 
 
+@pytest.mark.slow
 def test_one_json_string_larger_than_a_record_fails_its_file_alone(
     db_url: str, tmp_path: Path
 ) -> None:
@@ -153,6 +156,7 @@ def test_one_json_string_larger_than_a_record_fails_its_file_alone(
 # 2. NUL: one rule on both backends ----------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_nul_is_stored_as_the_replacement_character_on_both_backends(
     db_url: str, tmp_path: Path
 ) -> None:
@@ -194,6 +198,7 @@ def test_a_rejected_record_holding_nul_is_stored_in_rejects(db_url: str, tmp_pat
 # 5. Paths that cannot be read: that source's failure, named ----------------------------------
 
 
+@pytest.mark.slow
 def test_link_loops_pipes_and_dangling_links_are_named_and_the_rest_loads(
     db_url: str, tmp_path: Path
 ) -> None:
@@ -233,6 +238,7 @@ def without_permission_override(command: list[str]) -> list[str]:
     return [setpriv, "--bounding-set=-dac_override,-dac_read_search", *command]
 
 
+@pytest.mark.slow
 def test_unreadable_files_folders_and_links_fail_alone(db_url: str, tmp_path: Path) -> None:
     folder = tmp_path / "lists"
     (folder / "closed").mkdir(parents=True)
@@ -284,6 +290,7 @@ if __name__ == "__main__":
 """
 
 
+@pytest.mark.slow
 def test_sigterm_stops_a_run_whose_workers_are_busy_at_once(db_url: str, tmp_path: Path) -> None:
     from tests.helpers import write_corpus
 
@@ -343,6 +350,7 @@ terms = [
         ("word " * 30, "is longer than 100 characters"),
     ],
 )
+@pytest.mark.slow
 def test_a_taxonomy_term_that_matches_nothing_useful_is_refused_with_its_line(
     tmp_path: Path, term: str, reason: str
 ) -> None:
@@ -424,6 +432,7 @@ def test_narrow_table_output_never_folds_an_id_or_a_status(seeded_url: str, tmp_
     assert len(shown) == 3 and result.stdout.count("succeeded") == 3
 
 
+@pytest.mark.slow
 def test_the_readmes_first_query_names_every_paper_on_the_sample(tmp_path: Path) -> None:
     readme = (Path(__file__).resolve().parents[2] / "README.md").read_text("utf-8")
     sql = readme.split('etl query "', 1)[1].split('"', 1)[0]
@@ -469,6 +478,7 @@ def test_a_read_only_session_cannot_cancel_or_end_another_of_its_role(
 # 4. etl query: a bound on what it reads and prints -------------------------------------------
 
 
+@pytest.mark.slow
 def test_query_output_is_cut_at_its_bound_with_a_message(seeded_url: str, tmp_path: Path) -> None:
     many = "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 20000) SELECT i FROM n"
     flags = ["--db", seeded_url, *superuser_flag(seeded_url), "--format", "csv"]
@@ -488,6 +498,7 @@ def test_query_output_is_cut_at_its_bound_with_a_message(seeded_url: str, tmp_pa
     assert "output cut after 10 rows: the next would pass 10,240 bytes" in by_bytes.stderr
 
 
+@pytest.mark.slow
 def test_a_huge_value_is_never_held_by_the_client(seeded_url: str, tmp_path: Path) -> None:
     """A 500 MB value is made by the server but never sent (PostgreSQL) or never made
     (SQLite): the client's peak stays near what it needs to start."""

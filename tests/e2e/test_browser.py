@@ -181,6 +181,7 @@ def cells(driver: Any, column: str) -> list[str]:
     ]
 
 
+@pytest.mark.slow
 def test_search_from_the_box_shows_ranked_results(browser: Any, server: str) -> None:
     from selenium.webdriver.common.by import By
 
@@ -197,6 +198,7 @@ def test_search_from_the_box_shows_ranked_results(browser: Any, server: str) -> 
     screenshot(browser, "serve-search.png")
 
 
+@pytest.mark.slow
 def test_search_box_on_the_papers_table_filters(browser: Any, server: str) -> None:
     from selenium.webdriver.common.by import By
 
@@ -211,6 +213,7 @@ def test_search_box_on_the_papers_table_filters(browser: Any, server: str) -> No
     assert console_errors(browser) == []
 
 
+@pytest.mark.slow
 def test_a_packaged_view_opens_from_the_database_page(browser: Any, server: str) -> None:
     from selenium.webdriver.common.by import By
 
@@ -227,6 +230,7 @@ def test_a_packaged_view_opens_from_the_database_page(browser: Any, server: str)
     screenshot(browser, "serve-view.png")
 
 
+@pytest.mark.slow
 def test_the_report_renders_every_chart_offline(
     browser: Any, database: str, tmp_path: Path
 ) -> None:

@@ -359,6 +359,7 @@ def test_a_full_refresh_runs_alone(tmp_path: Path, postgres_url: str) -> None:
 
 
 @pytest.mark.parametrize("kind", BACKENDS)
+@pytest.mark.slow
 def test_shards_split_the_sorted_files(tmp_path: Path, kind: str) -> None:
     folder = tmp_path / "lists"
     write_files(folder, files=8, per_file=5)

@@ -192,6 +192,7 @@ def test_a_dask_run_refuses_sqlite(tmp_path: Path) -> None:
 
 
 @pytest.mark.postgres
+@pytest.mark.slow
 def test_a_malformed_local_cluster_is_refused_before_the_run_is_recorded() -> None:
     with fresh_postgres_database() as url:
         result = etl_run(Path("."), url, "--dask", "local:0")

@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from etl.pipeline import RunOptions, run
 from tests.helpers import abstract, write_corpus
 
@@ -50,6 +52,7 @@ def snapshot(database: Path) -> dict[str, list[tuple[object, ...]]]:
         return {name: sorted(connection.execute(sql).fetchall()) for name, sql in TABLES.items()}
 
 
+@pytest.mark.slow
 def test_workers_give_output_identical_to_one_process(tmp_path: Path) -> None:
     folder = tmp_path / "in"
     write_corpus(folder, files=3, per_file=400)

@@ -396,6 +396,7 @@ def test_listed_tasks_and_methods_are_told_apart_in_the_views(tmp_path: Path) ->
     assert json.loads(str(detail[0][0]))["introduced_year"] == 2014
 
 
+@pytest.mark.slow
 def test_a_big_compressed_file_streams_in_bounded_memory(tmp_path: Path) -> None:
     """40,000 records (40 MB of JSON) decompressed while read: memory stays small."""
     path = tmp_path / "big.jsonl.gz"

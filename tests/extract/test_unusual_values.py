@@ -131,6 +131,7 @@ def test_a_file_name_that_is_not_utf8_fails_alone_named_with_its_bytes_escaped(
 # F8, F9: arguments that are not UTF-8 ----------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_arguments_that_are_not_utf8_are_one_line_errors(sqlite_url: str, tmp_path: Path) -> None:
     source = tmp_path / "one.json"
     source.write_text(json.dumps([{"title": "One", "abstract": ABSTRACT}]), "utf-8")

@@ -248,6 +248,7 @@ def test_a_first_postgres_load_checks_foreign_keys_at_its_end(
 
 
 @pytest.mark.postgres
+@pytest.mark.slow
 def test_a_reader_in_a_transaction_keeps_the_foreign_keys_of_a_first_postgres_load(
     postgres_url: str,
 ) -> None:

@@ -56,6 +56,7 @@ def test_alembic_upgrade_head_creates_the_schema_etl_run_creates(
     assert {"papers_with_code", "paper_overview", "papers"} <= set(schema(db_url))
 
 
+@pytest.mark.slow
 def test_downgrade_to_base_and_upgrade_again(db_url: str) -> None:
     alembic(db_url, "upgrade", "head")
     alembic(db_url, "downgrade", "base")
@@ -88,6 +89,7 @@ def execute(url: str, *statements: str) -> None:
         engine.dispose()
 
 
+@pytest.mark.slow
 def test_0003_rekeys_child_rows_by_paper_pk_and_back_keeping_every_row(db_url: str) -> None:
     alembic(db_url, "upgrade", "0002")
     counts = ", ".join(["0"] * 10)
@@ -131,6 +133,7 @@ def search_vector_storage(url: str) -> object:
     )
 
 
+@pytest.mark.slow
 def test_0004_keeps_search_vectors_in_the_row_on_postgres(postgres_url: str, seeds: Path) -> None:
     load(postgres_url, seeds)
     assert search_vector_storage(postgres_url) == "m"  # MAIN: in the row, compressed if need be
@@ -141,6 +144,7 @@ def test_0004_keeps_search_vectors_in_the_row_on_postgres(postgres_url: str, see
     assert fetch(postgres_url, "SELECT count(*) FROM papers_with_code")[0][0] == 10
 
 
+@pytest.mark.slow
 def test_0005_moves_venues_to_sightings_and_keys_existing_papers(
     db_url: str, tmp_path: Path
 ) -> None:
@@ -240,6 +244,7 @@ def catalog(url: str) -> dict[str, list[tuple[object, ...]]]:
 
 
 @pytest.mark.parametrize("revision", REVISIONS[:-1])
+@pytest.mark.slow
 def test_a_database_made_at_an_old_revision_upgrades_to_what_a_fresh_one_is(
     db_url: str, tmp_path: Path, seeds: Path, revision: str
 ) -> None:

@@ -72,6 +72,7 @@ def _wait_until_blocked_or_done(url: str, done: threading.Event) -> bool:
 
 @pytest.mark.postgres
 @pytest.mark.parametrize("other_commits", [True, False])
+@pytest.mark.slow
 def test_a_removal_never_deletes_a_sighting_another_loader_is_adding(
     tmp_path: Path, postgres_url: str, other_commits: bool
 ) -> None:
@@ -199,6 +200,7 @@ def shown(url: str) -> dict[str, list[tuple[Any, ...]]]:
 
 
 @pytest.mark.parametrize("kind", BACKENDS)
+@pytest.mark.slow
 def test_any_load_order_of_three_shapes_shows_the_same_papers(tmp_path: Path, kind: str) -> None:
     files = write_shapes(tmp_path / "lists")
     results = {}
@@ -338,6 +340,7 @@ def test_prune_forgets_the_files_that_are_gone(tmp_path: Path, kind: str) -> Non
 
 
 @pytest.mark.postgres
+@pytest.mark.slow
 def test_three_loaders_side_by_side_show_what_one_serial_load_shows(tmp_path: Path) -> None:
     """One loader per shape, released together: the tables equal a serial load's."""
     files = write_shapes(tmp_path / "lists")

@@ -79,6 +79,7 @@ def tables(database: Path) -> dict[str, list[tuple[object, ...]]]:
 
 
 @pytest.mark.parametrize("full_refresh", [False, True])
+@pytest.mark.slow
 def test_remembering_writes_gives_the_database_reading_them_back_gives(
     tmp_path: Path, full_refresh: bool
 ) -> None:

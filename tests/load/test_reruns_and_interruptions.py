@@ -115,6 +115,7 @@ def test_a_second_run_exits_with_a_clear_message_while_one_holds_the_database(
     assert load(f"sqlite:///{database}").papers_inserted == 38  # the lock is gone with its holder
 
 
+@pytest.mark.slow
 def test_sigterm_marks_the_run_interrupted_and_the_next_run_completes(tmp_path: Path) -> None:
     folder = tmp_path / "in"
     write_corpus(folder, files=30, per_file=150)
@@ -166,6 +167,7 @@ if __name__ == "__main__":
 """
 
 
+@pytest.mark.slow
 def test_sigterm_inside_a_write_still_rolls_back_and_marks_the_run(tmp_path: Path) -> None:
     folder = tmp_path / "in"
     write_corpus(folder, files=3, per_file=600)
@@ -275,6 +277,7 @@ def _wait_for_sources(
     raise AssertionError(f"fewer than {wanted} sources were committed within two minutes")
 
 
+@pytest.mark.slow
 def test_readers_keep_working_while_a_load_holds_the_write_lock(
     tmp_path: Path, seeds: Path
 ) -> None:
@@ -325,6 +328,7 @@ def test_readers_keep_working_while_a_load_holds_the_write_lock(
 
 
 @pytest.mark.postgres
+@pytest.mark.slow
 def test_passwords_in_database_urls_are_never_printed(postgres_url: str, tmp_path: Path) -> None:
     from sqlalchemy.engine import make_url
 

@@ -106,6 +106,7 @@ def loaded_url(db_url: str) -> str:
         ("VACUUM", "only reads"),
     ],
 )
+@pytest.mark.slow
 def test_query_runs_one_reading_statement_and_changes_nothing(
     loaded_url: str, tmp_path: Path, sql: str, refusal: str
 ) -> None:
@@ -138,6 +139,7 @@ def test_query_refuses_a_superuser_connection_by_default(
 
 
 @PG_ONLY
+@pytest.mark.slow
 def test_copy_to_program_never_runs_even_for_a_superuser(
     seeded_postgres: str, tmp_path: Path
 ) -> None:
@@ -160,6 +162,7 @@ RUNS_FOREVER = (
 )
 
 
+@pytest.mark.slow
 def test_query_is_stopped_at_its_timeout(seeded_url: str, tmp_path: Path) -> None:
     flags = ["--timeout", "0.5", "--db", seeded_url, *superuser_flag(seeded_url)]
     result = etl("query", RUNS_FOREVER, *flags, cwd=tmp_path, timeout=60)
@@ -285,6 +288,7 @@ SEARCHES = [
 
 @PG_ONLY
 @pytest.mark.parametrize("query", SEARCHES)
+@pytest.mark.slow
 def test_search_means_the_same_on_both_backends(
     both_backends: dict[str, str], tmp_path: Path, query: str
 ) -> None:
@@ -301,12 +305,14 @@ def test_search_means_the_same_on_both_backends(
 
 
 @pytest.mark.parametrize("query", ["AND", "NOT", "OR OR", "-cache", "the of"])
+@pytest.mark.slow
 def test_queries_with_nothing_to_look_for_are_one_error_on_both(
     seeded_url: str, tmp_path: Path, query: str
 ) -> None:
     assert_one_error(etl("search", query, "--db", seeded_url, cwd=tmp_path), "no words")
 
 
+@pytest.mark.slow
 def test_a_leading_minus_is_a_search_term_not_an_option(seeded_url: str, tmp_path: Path) -> None:
     flags = ["-n", "100", "--db", seeded_url, "--format", "json"]
     every = etl("search", "model", *flags, cwd=tmp_path)
@@ -322,6 +328,7 @@ def test_a_leading_minus_is_a_search_term_not_an_option(seeded_url: str, tmp_pat
 
 
 @PG_ONLY
+@pytest.mark.slow
 def test_no_password_in_output_errors_or_the_runs_table(postgres_url: str, tmp_path: Path) -> None:
     secret = f"pw{uuid.uuid4().hex[:10]}"
     parsed = make_url(postgres_url)
@@ -380,6 +387,7 @@ def test_grant_readonly_never_silently_changes_an_existing_role(
 
 
 @PG_ONLY
+@pytest.mark.slow
 def test_grant_readonly_refuses_a_member_of_a_writing_role(
     postgres_url: str, tmp_path: Path
 ) -> None:
@@ -399,6 +407,7 @@ def test_grant_readonly_refuses_a_member_of_a_writing_role(
 
 
 @PG_ONLY
+@pytest.mark.slow
 def test_read_only_role_cannot_write_create_temp_objects_or_take_the_load_lock(
     postgres_url: str, tmp_path: Path
 ) -> None:
@@ -464,6 +473,7 @@ def test_read_only_role_cannot_write_create_temp_objects_or_take_the_load_lock(
         ({"username": "etl_no_such_user"}, ("refused the login", "etl_no_such_user")),
     ],
 )
+@pytest.mark.slow
 def test_postgres_connection_failures_are_named(
     tmp_path: Path, command: list[str], change: dict[str, object], fragments: tuple[str, ...]
 ) -> None:
@@ -472,6 +482,7 @@ def test_postgres_connection_failures_are_named(
     assert_one_error(etl(*command, "--db", url, cwd=tmp_path), *fragments)
 
 
+@pytest.mark.slow
 def test_a_hot_journal_is_named_with_how_to_recover(tmp_path: Path) -> None:
     database = tmp_path / "papers.db"
     load(f"sqlite:///{database}", SEEDS)
@@ -491,6 +502,7 @@ def test_a_hot_journal_is_named_with_how_to_recover(tmp_path: Path) -> None:
     assert etl("search", "cache", "--db", str(database), cwd=tmp_path).returncode == 0
 
 
+@pytest.mark.slow
 def test_a_lock_held_past_the_busy_timeout_is_named(tmp_path: Path) -> None:
     database = tmp_path / "papers.db"
     load(f"sqlite:///{database}", SEEDS)
@@ -562,6 +574,7 @@ def remount(folder: Path, options: str) -> None:
     subprocess.run(["mount", "-o", f"remount,{options}", str(folder)], check=True)
 
 
+@pytest.mark.slow
 def test_a_read_only_file_system_is_named(tmp_path: Path) -> None:
     with small_filesystem(tmp_path / "disk", "16m") as disk:
         url = f"sqlite:///{disk / 'papers.db'}"
@@ -572,6 +585,7 @@ def test_a_read_only_file_system_is_named(tmp_path: Path) -> None:
         assert etl("search", "cache", "--db", url, cwd=tmp_path).returncode == 0
 
 
+@pytest.mark.slow
 def test_a_full_disk_fails_the_run_with_its_reason_and_keeps_the_data(tmp_path: Path) -> None:
     corpus = tmp_path / "corpus"
     write_corpus(corpus, files=1, per_file=3000)
@@ -588,6 +602,7 @@ def test_a_full_disk_fails_the_run_with_its_reason_and_keeps_the_data(tmp_path: 
         assert status == "failed" and "full" in str(message)
 
 
+@pytest.mark.slow
 def test_debug_option_shows_the_traceback(tmp_path: Path) -> None:
     plain = etl("search", "cache", "--db", "absent.db", cwd=tmp_path)
     debug = etl("--debug", "search", "cache", "--db", "absent.db", cwd=tmp_path)
@@ -670,6 +685,7 @@ def test_search_snippets_cannot_inject_markup(tmp_path: Path) -> None:
         ("missing/papers.db", "no folder 'missing'"),
     ],
 )
+@pytest.mark.slow
 def test_db_option_refuses_what_is_not_a_database(
     tmp_path: Path, command: list[str], given: str, reason: str
 ) -> None:

@@ -152,6 +152,7 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
+@pytest.mark.slow
 def test_etl_serve_listens_on_loopback(served: Path) -> None:
     port = free_port()
     process = subprocess.Popen(
@@ -198,6 +199,7 @@ PAGES = (
 )
 
 
+@pytest.mark.slow
 def test_serve_beside_three_loads_answers_every_page_with_committed_files(
     tmp_path: Path,
 ) -> None:

@@ -179,6 +179,7 @@ def test_seed_views_hold_identical_rows_on_sqlite_and_postgres(tmp_path: Path, s
 
 
 @pytest.mark.postgres
+@pytest.mark.slow
 def test_postgres_views_and_key_columns_carry_comments(postgres_url: str, seeds: Path) -> None:
     load(postgres_url, seeds)
     comments = dict(
