@@ -89,8 +89,9 @@ def fresh_database(kind: str, folder: Path) -> Iterator[str]:
 
 
 # A test on both backends runs on SQLite in the fast tier and on PostgreSQL in the full suite
-# (a fresh PostgreSQL database and its migrations cost seconds a test); the tests written for
-# PostgreSQL alone stay in the fast tier, so it still reaches the server.
+# (each PostgreSQL run creates and migrates a database of its own, a large share of the
+# suite's time); the tests written for PostgreSQL alone stay in the fast tier, so it reaches
+# the server.
 BACKENDS = [
     "sqlite",
     pytest.param("postgresql", marks=[pytest.mark.postgres, pytest.mark.slow]),
