@@ -22,7 +22,7 @@ from pathlib import Path
 from sqlalchemy.engine import make_url
 
 from etl.pipeline import RunOptions, run
-from tests.test_concurrent_loaders import snapshot
+from tests.helpers import snapshot
 
 
 def load_order(files: list[Path], folder: Path, *, one_run: bool, workers: int) -> str:
