@@ -305,7 +305,7 @@ def test_a_sighting_row_keeps_the_record_its_source_gave(sqlite_url: str, tmp_pa
         "WHERE p.title = :t ORDER BY s.path",
         {"t": TITLE},
     )
-    (iclr_path, *iclr_row), (neurips_path, *neurips_row) = records
+    (_, *iclr_row), (_, *neurips_row) = records
     assert iclr_row[:2] == ["ICLR", "Reject"] and neurips_row[:2] == ["NeurIPS", "Poster"]
     assert json.loads(str(iclr_row[2]))["abstract"] == FIRST
     assert REPO in {link[0] for link in json.loads(str(iclr_row[2]))["links"]}
