@@ -287,7 +287,12 @@ class _Run:
         # that failed after adding its lookup rows, and a run that died meanwhile.
         failed = any(source.status == "failed" for source in self.sources)
         orphans = bool(
-            counts.updated or counts.removed or counts.orphaned or failed or self.interrupted
+            counts.updated
+            or counts.removed
+            or counts.merged
+            or counts.orphaned
+            or failed
+            or self.interrupted
         )
         unseen = bool(counts.deferred or self.interrupted)
         optimize = counts.inserted + counts.updated > 20_000  # many new FTS segments

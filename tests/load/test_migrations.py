@@ -16,6 +16,7 @@ from sqlalchemy import create_engine, inspect, text
 
 from etl.load.database import create_db_engine
 from etl.load.schema import include_object, metadata
+from etl.transform.ids import identity_keys
 from tests.helpers import REPO, fetch, fetch_one, fresh_database, load, snapshot
 
 sys_alembic = [sys.executable, "-m", "alembic"]
@@ -190,6 +191,75 @@ def test_0005_moves_venues_to_sightings_and_keys_existing_papers(
     assert "venue" not in {c for c, _ in schema(db_url)["paper_sources"]}  # type: ignore[attr-defined]
     alembic(db_url, "upgrade", "head")
     assert fetch(db_url, "SELECT count(*) FROM papers_with_code") == [(0,)]
+
+
+def test_0010_gives_each_sighting_its_papers_values_and_a_row_per_mention(
+    db_url: str, tmp_path: Path
+) -> None:
+    """A paper stored before 0010 keeps everything it showed: its sighting is given the paper's
+    values as its record, its method mention keeps its method; a file naming it later is
+    merged with that record (a new repository added, the old one kept)."""
+    alembic(db_url, "upgrade", "0009")
+    counts = ", ".join(["0"] * 10)
+    abstract = " ".join(["Sorting numbers with a small recurrent model"] * 4)
+    execute(
+        db_url,
+        "INSERT INTO runs (started_at, status, sources_loaded, sources_skipped, "
+        "sources_failed, papers_inserted, papers_updated, papers_unchanged, papers_removed, "
+        f"links, methods, rejects) VALUES ('2026-01-01', 'succeeded', {counts})",
+        "INSERT INTO sources (path, checksum, fingerprint, format, size_bytes, record_count, "
+        "reject_count, loaded_at, run_id) SELECT 'old.json', 'c', 'f', 'json', 1, 1, 0, "
+        "'2026-01-01', id FROM runs",
+        "INSERT INTO papers (id, venue, year, title, abstract, abstract_raw, status, "
+        "method_names, content_hash, created_run_id, updated_run_id) SELECT 'pold', 'ICLR', "
+        f"2018, 'Sorting', '{abstract}', '{abstract}', 'Reject', 'SortNet', 'h', id, id "
+        "FROM runs",
+        "INSERT INTO paper_sources (paper_pk, source_id, position, run_id, venue, year, status) "
+        "SELECT p.pk, s.id, 1, s.run_id, 'ICLR', 2018, 'Reject' FROM papers p, sources s",
+        *(
+            f"INSERT INTO paper_keys (paper_pk, key) SELECT pk, '{key}' FROM papers"
+            for key in (*identity_keys(abstract, "Sorting"), "bib:old")
+        ),
+        "INSERT INTO authors (name) VALUES ('Ada Lovelace')",
+        "INSERT INTO paper_authors (paper_pk, position, author_id) "
+        "SELECT p.pk, 1, a.id FROM papers p, authors a",
+        "INSERT INTO links (url, host, kind, repo_owner, repo_name) "
+        "VALUES ('https://github.com/ada/sort', 'github.com', 'code', 'ada', 'sort')",
+        "INSERT INTO paper_links (paper_pk, link_id, found_in) "
+        "SELECT p.pk, l.id, 'github' FROM papers p, links l",
+        "INSERT INTO methods (key, name, kind) VALUES ('sortnet', 'SortNet', 'model')",
+        "INSERT INTO method_aliases (key, alias, method_id) SELECT 'sortnet', 'SortNet', id "
+        "FROM methods",
+        "INSERT INTO method_aliases (key, alias, method_id) SELECT 'sortingnetwork', "
+        "'Sorting Network', id FROM methods",
+        "INSERT INTO paper_methods (paper_pk, method_id, role, surface) "
+        "SELECT p.pk, m.id, 'introduced', 'SortNet' FROM papers p, methods m",
+    )
+    alembic(db_url, "upgrade", "head")
+    ((content_hash, record),) = fetch(db_url, "SELECT content_hash, record FROM paper_sources")
+    given = json.loads(str(record))
+    assert content_hash == "h" and given["title"] == "Sorting" and given["id"] == "pold"
+    assert given["authors"] == ["Ada Lovelace"]
+    assert [link[0] for link in given["links"]] == ["https://github.com/ada/sort"]
+    assert given["keys"] == sorted(identity_keys(abstract, "Sorting"))  # not the old bib: key
+    mention = fetch(db_url, "SELECT key, role, kind, aliases, position FROM paper_methods")
+    aliases = [["sortnet", "SortNet"], ["sortingnetwork", "Sorting Network"]]
+    assert mention == [("sortnet", "introduced", "model", json.dumps(aliases), 1)]
+    alembic(db_url, "downgrade", "0009")
+    assert fetch(db_url, "SELECT role, surface FROM paper_methods") == [("introduced", "SortNet")]
+    alembic(db_url, "upgrade", "head")
+    newer = tmp_path / "later.json"
+    newer.write_text(
+        json.dumps(
+            [{"title": "Sorting", "abstract": abstract, "github": "https://github.com/ada/sort2"}]
+        )
+    )
+    load(db_url, newer)
+    assert fetch_one(db_url, "SELECT count(*) FROM papers") == 1
+    assert sorted(r[0] for r in fetch(db_url, "SELECT code_url FROM papers_with_code")) == [
+        "https://github.com/ada/sort",
+        "https://github.com/ada/sort2",
+    ]
 
 
 # Frozen migrations: each revision does what it did when it was written.
