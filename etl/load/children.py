@@ -45,13 +45,31 @@ stage_metadata = MetaData()
 @dataclass(frozen=True)
 class Lookup:
     """A lookup table a child refers to: its columns a staged row gives (the first is its
-    unique key), the child's column holding its id, and for each other column how values from
-    several sources are chosen (so the order sources arrive in never decides)."""
+    unique key) and the child's column holding its id. Where sources give one key different
+    values of another column, the value kept is the one that sorts first, by the column's
+    `ranked` order where it has one, else as text (a missing value last): so the order sources
+    arrive in never decides."""
 
     table: Table
     columns: tuple[str, ...]
     reference: str
-    chosen_by: str = "MIN"  # an aggregate applied per key to the other columns
+    ranked: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (column, its values, best first)
+
+    def rank(self, column: str, value: str) -> str:
+        """SQL for a column's value as it sorts: its rank, or the value itself."""
+        order = dict(self.ranked).get(column)
+        if order is None:
+            return value
+        cases = " ".join(f"WHEN '{name}' THEN {number}" for number, name in enumerate(order))
+        return f"(CASE {value} {cases} ELSE {len(order)} END)"
+
+    def unrank(self, column: str, rank: str) -> str:
+        """SQL for the value of a rank `rank` computes (the inverse of `rank`)."""
+        order = dict(self.ranked).get(column)
+        if order is None:
+            return rank
+        cases = " ".join(f"WHEN {number} THEN '{name}'" for number, name in enumerate(order))
+        return f"(CASE {rank} {cases} END)"
 
 
 @dataclass(frozen=True)
@@ -126,6 +144,10 @@ def mention_rows(pk: int, p: PaperRows) -> list[ChildRow]:
     return [(*row[:5], json.dumps(row[5], ensure_ascii=False), row[6]) for row in rows.values()]
 
 
+# Link kinds, the most telling first: a URL one source gives as its code and another only
+# cites in an abstract is the code's.
+LINK_KINDS = ("code", "project", "paper", "data", "other")
+
 CHILDREN = (
     Child(
         s.paper_authors,
@@ -137,7 +159,12 @@ CHILDREN = (
         s.paper_links,
         ("paper_pk", "found_in", "url", "host", "kind", "repo_owner", "repo_name"),
         link_rows,
-        Lookup(s.links, ("url", "host", "kind", "repo_owner", "repo_name"), "link_id"),
+        Lookup(
+            s.links,
+            ("url", "host", "kind", "repo_owner", "repo_name"),
+            "link_id",
+            ranked=(("kind", LINK_KINDS),),
+        ),
     ),
     Child(
         s.paper_listed_terms,
@@ -237,11 +264,12 @@ class ChildRows:
     def _flush(self, child: Child, lookup: Lookup) -> None:
         stage, table = child.stage.name, lookup.table.name
         key, *others = lookup.columns
-        chosen = ", ".join(f"{lookup.chosen_by}({c})" for c in others)
+        chosen = "".join(f", {lookup.unrank(c, f'MIN({lookup.rank(c, c)})')}" for c in others)
         update = ", ".join(f"{c} = excluded.{c}" for c in others)
         # a value replaces the stored one when it sorts first (a missing one sorts last)
         better = " OR ".join(
-            f"excluded.{c} < {table}.{c} OR ({table}.{c} IS NULL AND excluded.{c} IS NOT NULL)"
+            f"{lookup.rank(c, f'excluded.{c}')} < {lookup.rank(c, f'{table}.{c}')} "
+            f"OR ({table}.{c} IS NULL AND excluded.{c} IS NOT NULL)"
             for c in others
         )
         on_conflict = (
@@ -252,7 +280,7 @@ class ChildRows:
         self.connection.execute(
             text(
                 f"INSERT INTO {table} ({', '.join(lookup.columns)}) "
-                f"SELECT {key}{', ' if others else ''}{chosen} FROM {stage} "
+                f"SELECT {key}{chosen} FROM {stage} "
                 f"WHERE {key} IS NOT NULL GROUP BY {key} {on_conflict}"
             )
         )

@@ -167,14 +167,24 @@ class PaperWriter:
         paper's records, one per distinct values), recording what changed (an id that another
         paper holds is not taken: the paper keeps its own)."""
         changed: list[tuple[int, PaperRows, PaperRows]] = []
+        hashed: list[dict[str, object]] = []
         current = self._ids(list(after))
         for pk, records in after.items():
             old = derive(before[pk])._replace(id=current[pk]) if before.get(pk) else None
             new = derive(records)
             if new.id != current[pk] and self.stored.has_paper(self.connection, new.id):
                 new = new._replace(id=current[pk])  # that id names another paper
-            if new != old:
+            if old is None or _shown(new) != _shown(old):
                 changed.append((pk, old or new, new))
+            elif new.content_hash != old.content_hash:
+                hashed.append({"b_pk": pk, "b_content_hash": new.content_hash})
+        if hashed:  # what they show is the same: only what it is derived from changed
+            self.connection.execute(
+                update(s.papers)
+                .where(s.papers.c.pk == bindparam("b_pk"))
+                .values(content_hash=bindparam("b_content_hash")),
+                hashed,
+            )
         if not changed:
             return
         if self.search_index is not None:
@@ -523,6 +533,16 @@ class SourceLoader:
             .values(record_count=counts.records, reject_count=counts.rejects)
         )
         return counts
+
+
+def _shown(paper: PaperRows) -> tuple[object, ...]:
+    """What a derived paper shows: its row (but the hash of what it is derived from), its
+    child rows' fields and its identity keys."""
+    return (
+        paper_values(paper)[:-1],
+        *(getattr(paper, name) for name in CHILD_FIELDS),
+        paper.keys,
+    )
 
 
 def _children_differ(old: PaperRows, new: PaperRows) -> bool:
