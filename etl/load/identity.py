@@ -127,8 +127,8 @@ class IdentityResolver:
 
     def resolve(self, papers: Sequence[PaperRows]) -> tuple[list[str], dict[str, str]]:
         """The id of the paper each record is (stored, or new), and the papers found to be
-        one (absorbed id -> surviving id): a record that is two papers, neither of them
-        conflicting with the other (two ids of one kind), joins them, so the papers a set of
+        one (absorbed id -> surviving id): a record that is two papers joins them, unless
+        they hold two ids of one kind or two different titles, so the papers a set of
         records makes does not depend on the order they came in.
 
         A record with an abstract can join a paper of its title only if that paper has no
@@ -231,8 +231,9 @@ class IdentityResolver:
 
 
 def _conflict(one: set[str], other: set[str]) -> bool:
-    """Whether two papers' keys say they are two papers: different ids of one kind."""
-    for prefix in EXTERNAL_PREFIXES:
+    """Whether two papers' keys keep them apart though one record is both: different ids of
+    one kind, or different titles (one file listing one abstract under two titles)."""
+    for prefix in (*EXTERNAL_PREFIXES, "title:"):
         mine = {k for k in one if k.startswith(prefix)}
         theirs = {k for k in other if k.startswith(prefix)}
         if mine and theirs and mine.isdisjoint(theirs):
