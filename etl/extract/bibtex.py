@@ -29,7 +29,15 @@ from etl.extract import limits
 from etl.extract.bibtex_values import Macros, id_text, resolve, trim_names, venue_text
 from etl.extract.fields import MAX_ABSTRACT_CHARS
 from etl.extract.files import open_text
-from etl.extract.records import build, is_author, latex_to_text, one_line, venue_of, year_of
+from etl.extract.records import (
+    build,
+    dblp_homonyms,
+    is_author,
+    latex_to_text,
+    one_line,
+    venue_of,
+    year_of,
+)
 from etl.models import RawRecord, Reject, SourceFile
 
 # Failed blocks become rejects with their reason; the parser's own log lines would repeat it.
@@ -159,6 +167,9 @@ def _record(entry: Entry, source: SourceFile, position: int) -> RawRecord | Reje
     names = fields.get("author")
     authors = _names(names) if isinstance(names, list) else []
     more = isinstance(names, list) and len(authors) < len(names)
+    homonyms: dict[str, str] = {}
+    if entry.key.upper().startswith("DBLP:"):  # DBLP's export numbers its homonyms
+        authors, homonyms = dblp_homonyms(authors)
     written, arxiv_id = venue_text(_plain(fields.get("booktitle") or fields.get("journal")))
     venue, venue_year, _ = venue_of(written)
     doi = id_text(_plain(fields.get("doi"))) or ""
@@ -172,6 +183,8 @@ def _record(entry: Entry, source: SourceFile, position: int) -> RawRecord | Reje
     if entry.key.upper().startswith("DBLP:"):
         ids.append(("dblp", entry.key[5:]))
     extra: dict[str, Any] = {"ENTRYTYPE": entry.entry_type, "ID": entry.key}
+    if homonyms:
+        extra["dblp_homonyms"] = homonyms
     for key, value in fields.items():
         if key == "author" and not more:
             continue

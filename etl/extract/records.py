@@ -21,6 +21,7 @@ SPACE_RE = re.compile(r"\s+")
 YEAR_RE = re.compile(r"(?<!\d)(1[89]\d{2}|20\d{2})(?!\d)")
 # Author names that name nobody: a hidden author list, or "and others".
 NOT_AUTHORS = frozenset({"anonymous", "anonymousauthor", "anonymousauthors", "others", "etal"})
+HOMONYM_RE = re.compile(r"^(.*\S)\s+(\d{4})$")  # `Wei Zhang 0001`: DBLP's homonym number
 LATEX_MARKS = ("\\", "{", "~")  # a value without them is no LaTeX to read
 UNESCAPED_PERCENT_RE = re.compile(r"(?<!\\)%")
 # Macros whose argument pylatexenc drops, but which only box or set the font of their text.
@@ -165,6 +166,20 @@ def known_venue(written: str | None) -> tuple[str | None, int | None]:
     if not written:
         return None, None
     return venue_in_name(written)
+
+
+def dblp_homonyms(names: Iterable[str]) -> tuple[list[str], dict[str, str]]:
+    """Names without DBLP's homonym numbers, and the numbers by name: `Zoltán Fülöp 0001` is
+    DBLP's first of several Zoltán Fülöps, an attribute of the author and not their name."""
+    plain: list[str] = []
+    numbers: dict[str, str] = {}
+    for name in names:
+        match = HOMONYM_RE.match(name)
+        if match:
+            name = match.group(1)
+            numbers[name] = match.group(2)
+        plain.append(name)
+    return plain, numbers
 
 
 def is_author(name: str) -> bool:
