@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import resource
 import socket
 import subprocess
 import sys
@@ -60,7 +61,33 @@ def browser_problem() -> str | None:
         import selenium  # noqa: F401
     except ImportError:
         return 'selenium is not installed (pip install ".[test]")'
-    return None
+    return memory_limit_problem()
+
+
+def memory_limit_problem() -> str | None:
+    """Why Chromium cannot start under this process's virtual-memory limit (`ulimit -v`), or
+    None. Chromium reserves far more address space than it uses when it starts, and a limit
+    that refuses the reservation kills it (SIGTRAP) before it can say why: so under a limit,
+    it is tried once first."""
+    limit, _ = resource.getrlimit(resource.RLIMIT_AS)
+    if limit == resource.RLIM_INFINITY:
+        return None
+    try:
+        tried = subprocess.run(
+            [CHROMIUM, *CHROMIUM_FLAGS, "--dump-dom", "about:blank"],
+            capture_output=True,
+            timeout=60,
+        )
+    except subprocess.TimeoutExpired:
+        return None  # it started: what went wrong is the tests' to say
+    if tried.returncode >= 0:
+        return None
+    return (
+        f"Error: Chromium cannot start under this virtual-memory limit (ulimit -v "
+        f"{limit // 1024}, in KiB): it reserves more address space than that when it starts, "
+        f"and was killed (signal {-tried.returncode}). Run the browser tests without the "
+        f"limit (ulimit -v unlimited)"
+    )
 
 
 @pytest.fixture(scope="module")
