@@ -33,34 +33,37 @@ def autovacuum_off(url: str) -> None:
         engine.dispose()
 
 
+def first_load(url: str, folder: Path) -> dict[object, object]:
+    """120 papers loaded with autovacuum off: when each main table was last analysed."""
+    write_corpus(folder, files=1, per_file=120)
+    autovacuum_off(url)
+    load(url, folder)
+    return dict(fetch(url, ANALYSED))
+
+
+def estimated_papers(url: str) -> float:
+    """How many papers the planner thinks there are (pg_class.reltuples)."""
+    return float(fetch(url, "SELECT reltuples FROM pg_class WHERE relname = 'papers'")[0][0])  # type: ignore[arg-type]
+
+
 def test_a_load_analyses_what_it_wrote_on_postgresql_with_autovacuum_off(
     postgres_url: str, tmp_path: Path
 ) -> None:
-    write_corpus(tmp_path / "lists", files=1, per_file=120)
-    autovacuum_off(postgres_url)
-    load(postgres_url, tmp_path / "lists")
-    first = dict(fetch(postgres_url, ANALYSED))
+    first = first_load(postgres_url, tmp_path / "lists")
     assert set(first) == {"papers", "paper_sources", "paper_keys", "paper_methods"}
     assert all(first.values()), first  # each analysed by the run, autovacuum being off
-    estimated = fetch(postgres_url, "SELECT reltuples FROM pg_class WHERE relname = 'papers'")
-    assert float(estimated[0][0]) == 120  # type: ignore[arg-type]
+    assert estimated_papers(postgres_url) == 120
     load(postgres_url, tmp_path / "lists")  # unchanged: nothing to analyse again
     assert dict(fetch(postgres_url, ANALYSED)) == first
 
 
-def test_a_load_that_changes_a_tenth_of_the_papers_analyses_again(
-    postgres_url: str, tmp_path: Path
-) -> None:
-    write_corpus(tmp_path / "lists", files=1, per_file=120)
-    autovacuum_off(postgres_url)
-    load(postgres_url, tmp_path / "lists")
-    first = dict(fetch(postgres_url, ANALYSED))
+def test_a_load_that_adds_many_papers_analyses_again(postgres_url: str, tmp_path: Path) -> None:
+    first = first_load(postgres_url, tmp_path / "lists")
     write_corpus(tmp_path / "more", files=1, per_file=80, seed=11)
     load(postgres_url, tmp_path / "more")
     second = dict(fetch(postgres_url, ANALYSED))
     assert second["papers"] > first["papers"]  # type: ignore[operator]
-    estimated = fetch(postgres_url, "SELECT reltuples FROM pg_class WHERE relname = 'papers'")
-    assert float(estimated[0][0]) == 200  # type: ignore[arg-type]
+    assert estimated_papers(postgres_url) == 200
 
 
 def test_a_load_leaves_sqlite_with_statistics(sqlite_url: str, tmp_path: Path) -> None:
