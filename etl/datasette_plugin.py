@@ -12,7 +12,7 @@ from typing import Any
 from urllib.parse import quote, urlencode
 
 from datasette import hookimpl
-from datasette.utils import tilde_encode, urlsafe_components
+from datasette.utils import urlsafe_components
 from markupsafe import Markup, escape
 
 from etl.config import busy_timeout_seconds
@@ -127,7 +127,7 @@ async def paper_page(datasette: Any, database: str, pk: int) -> dict[str, Any] |
         name: [dict(r) for r in await db.execute(_paper_sql(name), {"pk": pk})]
         for name in PAPER_PARTS
     }
-    base = "/" + tilde_encode(database)
+    base = datasette.urls.database(database)  # honours Datasette's base_url
     for author in parts["authors"]:
         author["homepage_href"] = _web_link(author["homepage"])
         author["href"] = f"{base}/authors/{author['id']}"
