@@ -4,8 +4,8 @@ Public entry points: `create_db_engine`, `upgrade_to_head`, `SourceLoader` and t
 bookkeeping re-exported here. The writer is split by job: `writer` (loading a source's
 batches), `methods` (method resolution), `sightings` (what sightings decide, removals),
 `sources` (source state), `taxonomy` (topic and task sync), `maintenance` (orphans, search
-index, full refresh); `search_index` and `foreign_keys` undo and restore what a fast first
-load changes in the schema.
+index, statistics, full refresh); `search_index` and `foreign_keys` undo and restore what a
+fast first load changes in the schema.
 """
 
 from etl.load.backend import (
@@ -27,7 +27,12 @@ from etl.load.database import (
 from etl.load.identity import FileKeys
 from etl.load.known import RememberedRows
 from etl.load.locks import RunLock
-from etl.load.maintenance import clear_data, delete_orphans, optimize_search
+from etl.load.maintenance import (
+    clear_data,
+    delete_orphans,
+    optimize_search,
+    refresh_statistics,
+)
 from etl.load.runs import finish_run, start_run
 from etl.load.sources import (
     SourceState,
@@ -64,6 +69,7 @@ __all__ = [
     "optimize_search",
     "record_run_start",
     "recreate_views",
+    "refresh_statistics",
     "remove_all_unseen",
     "run_lock",
     "source_state",
