@@ -21,8 +21,8 @@ from sqlalchemy import create_engine
 
 from etl.cli import main
 from etl.extract import FORMATS
+from etl.load import run_lock
 from etl.load.database import view_definitions
-from etl.load.locks import run_lock
 from tests.helpers import REPO, SEEDS, load
 
 MEMORY_LIMIT = 4_000_000 * 1024  # `ulimit -v 4000000`, as on a shared cluster
