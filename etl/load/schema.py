@@ -388,8 +388,8 @@ change_events = Table(
     Column(
         "field",
         Text,
-        comment="what changed: title, abstract, authors, venue, year, status; the link's kind "
-        "(code, project); source (a sighting's)",
+        comment="what changed: title, abstract, authors, venue, year, status, id; the link's "
+        "kind (code, project); source (a sighting's)",
     ),
     Column("old_value", Text, comment="the value before (at most 1,000 characters, then '…')"),
     Column("new_value", Text, comment="the value after (at most 1,000 characters, then '…')"),

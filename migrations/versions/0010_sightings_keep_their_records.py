@@ -38,6 +38,14 @@ SIGHTINGS_NOW = (
     "Where each paper was seen: each sighting with the values its source gave. A paper's "
     "values are derived from all its sightings (docs: identity and reruns)."
 )
+FIELDS_BEFORE = (
+    "what changed: title, abstract, authors, venue, year, status; the link's kind "
+    "(code, project); source (a sighting's)"
+)
+FIELDS_NOW = (
+    "what changed: title, abstract, authors, venue, year, status, id; the link's "
+    "kind (code, project); source (a sighting's)"
+)
 KEYS_BEFORE = (
     "doi:, arxiv:, openreview:, openalex:, s2:, s2corpus:, dblp:, pwc:, abs: "
     "(abstract hash), title: (title hash), bib: (title, first author, year), text:"
@@ -85,15 +93,23 @@ def upgrade() -> None:
     op.create_index(
         op.f("ix_paper_sources_source_id_position"), "paper_sources", ["source_id", "position"]
     )
-    _comments(SIGHTINGS_NOW, KEYS_NOW)
+    _comments(SIGHTINGS_NOW, KEYS_NOW, FIELDS_NOW)
 
 
-def _comments(sightings: str, keys: str) -> None:
-    """The comments on `paper_sources` and `paper_keys.key` (SQLite keeps no comments)."""
+def _comments(sightings: str, keys: str, fields: str) -> None:
+    """The comments on `paper_sources`, `paper_keys.key` and `change_events.field` (SQLite
+    keeps no comments)."""
     if op.get_bind().dialect.name == "postgresql":
         op.create_table_comment("paper_sources", sightings)
         op.alter_column(
             "paper_keys", "key", existing_type=sa.Text(), existing_nullable=False, comment=keys
+        )
+        op.alter_column(
+            "change_events",
+            "field",
+            existing_type=sa.Text(),
+            existing_nullable=True,
+            comment=fields,
         )
 
 
@@ -287,7 +303,7 @@ def downgrade() -> None:
     with op.batch_alter_table("paper_sources") as batch:
         batch.drop_column("record")
         batch.drop_column("content_hash")
-    _comments(SIGHTINGS_BEFORE, KEYS_BEFORE)
+    _comments(SIGHTINGS_BEFORE, KEYS_BEFORE, FIELDS_BEFORE)
     bind = op.get_bind()
     old = bind.exec_driver_sql(
         "SELECT paper_pk, method_id, MIN(role), MIN(surface) FROM paper_methods "
