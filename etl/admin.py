@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from sqlalchemy import Connection, Engine, text
 
 from etl.errors import DatabaseError
+from etl.load.backend import backend_of
 from etl.load.database import split_statements, sql_dir
 
 ROLE_NAME_RE = re.compile(r"^[a-z_][a-z0-9_]{0,62}$")
@@ -65,7 +66,7 @@ def grant_read_only(
     An existing role with dangerous attributes is refused unless `strip_attributes` (then each
     removal is reported); one that is a member of another role, or owns objects here, is refused.
     """
-    if engine.dialect.name != "postgresql":
+    if not backend_of(engine).roles:
         raise DatabaseError(
             "read-only roles are a PostgreSQL feature; for SQLite, give BI tools the file "
             "read-only (e.g. `datasette papers.db`, or `sqlite3 -readonly papers.db`)"

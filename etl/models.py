@@ -270,7 +270,7 @@ class PaperRows(NamedTuple):
             content_hash,
             position,
             tuple(v["authors"]),
-            tuple(tuple(link) for link in v["links"]),  # type: ignore[misc]
+            tuple(tuple(link) for link in v["links"]),
             tuple(
                 (name, kind, role, surface, tuple(aliases), tuple(keys))
                 for name, kind, role, surface, aliases, keys in v["methods"]

@@ -23,13 +23,9 @@ from etl.failures import describe
 from etl.load.database import create_db_engine, sql_dir, view_definitions
 
 DEFAULT_TIMEOUT = 30.0
-# The first keyword of a statement that reads. The server has the last word (a read-only
-# transaction, a statement timeout, one statement per message): this check only gives a
-# clear message for the obvious cases, and keeps out statements such as COPY or SET.
-READING_KEYWORDS = {
-    "postgresql": ("select", "with", "values", "table", "explain", "show"),
-    "sqlite": ("select", "with", "values", "explain"),
-}
+# The first keyword of a statement that reads (each reader's `reading_keywords`). The server
+# has the last word (a read-only transaction, a statement timeout, one statement per message):
+# this check only gives a clear message for the obvious cases, and keeps out COPY or SET.
 LEADING_COMMENTS_RE = re.compile(r"\A(?:\s+|--[^\n]*(?:\n|\Z)|/\*.*?\*/|\()*", re.S)
 EXPLAIN_ANALYZE_RE = re.compile(
     r"\Aexplain\s*(?:\([^)]*\banaly[sz]e\b|(?:verbose\s+)?analy[sz]e\b)", re.I
@@ -130,16 +126,12 @@ def to_fts5_query(query: str) -> str:
 def search(engine: Engine, query: str, limit: int = 10) -> Rows:
     """Papers matching a query, best first, with a highlighted snippet."""
     parsed = query_language.parse(query)
-    dialect = engine.dialect.name
+    reader = reader_of(engine)
     with engine.connect() as connection:
         try:
-            if dialect == "sqlite":
-                bound = query_language.to_fts5(parsed)
-            else:
-                expression, params = query_language.to_tsquery(parsed)
-                bound = str(connection.scalar(text(f"SELECT ({expression})::text"), params))
+            bound = reader.search_expression(connection, parsed)
             result = connection.execute(
-                text(_search_sql(dialect)), {"query": bound, "limit": limit}
+                text(_search_sql(reader.name)), {"query": bound, "limit": limit}
             )
             return Rows(tuple(result.keys()), tuple(tuple(r) for r in result))
         except DBAPIError as exc:
@@ -163,13 +155,14 @@ def run_query(
     """Run one statement that reads, in a read-only transaction stopped after `timeout` s;
     at most `bound` of its result is read (`Rows.cut` says so)."""
     statement = sql.strip().rstrip(";").rstrip()
-    dialect = engine.dialect.name
-    _check_reads(statement, dialect)
-    runner = _postgres_query if dialect == "postgresql" else _sqlite_query
+    reader = reader_of(engine)
+    _check_reads(statement, reader.reading_keywords)
     bound = bound or Bound()
     with engine.connect() as connection:
         try:
-            columns, rows, cut = runner(connection, statement, timeout, allow_superuser, bound)
+            columns, rows, cut = reader.query(
+                connection, statement, timeout, allow_superuser, bound
+            )
         except EtlError:
             raise
         except (SQLAlchemyError, sqlite3.Error) as exc:
@@ -185,10 +178,9 @@ def run_query(
     return Rows(columns, rows, cut)
 
 
-def _check_reads(statement: str, dialect: str) -> None:
+def _check_reads(statement: str, allowed: tuple[str, ...]) -> None:
     """Refuse a statement whose first keyword is not one that reads."""
     keyword = _first_keyword(statement)
-    allowed = READING_KEYWORDS[dialect]
     if keyword not in allowed:
         shown = keyword.upper() or "this"
         raise QueryError(
@@ -458,26 +450,77 @@ def stats(engine: Engine) -> dict[str, Rows]:
     }
 
 
-VIEWS_SQL = {
-    "sqlite": "SELECT name, NULL FROM sqlite_master WHERE type = 'view' ORDER BY name",
-    "postgresql": (
-        "SELECT c.relname, obj_description(c.oid, 'pg_class') FROM pg_class AS c "
-        "WHERE c.relkind IN ('v', 'm') AND c.relnamespace = current_schema()::regnamespace "
-        "ORDER BY c.relname"
-    ),
-}
-
-
 def views(engine: Engine) -> Rows:
     """The views present in the database, with the packaged description (or their comment)."""
-    dialect = engine.dialect.name
-    packaged = {v.name: v.description for v in view_definitions(dialect)}
+    reader = reader_of(engine)
+    packaged = {v.name: v.description for v in view_definitions(reader.name)}
     with engine.connect() as connection:
-        found = connection.execute(text(VIEWS_SQL[dialect])).all()
+        found = connection.execute(text(reader.views_sql)).all()
     return Rows(
         ("view", "description"),
         tuple((name, packaged.get(name) or comment or "") for name, comment in found),
     )
+
+
+class SQLiteReader:
+    """How etl reads SQLite: FTS5 search, a read-only file with an authorizer."""
+
+    name = "sqlite"
+    reading_keywords = ("select", "with", "values", "explain")
+    views_sql = "SELECT name, NULL FROM sqlite_master WHERE type = 'view' ORDER BY name"
+
+    def search_expression(self, connection: Connection, parsed: Any) -> str:
+        """A parsed search as the FTS5 expression the search statement binds."""
+        return query_language.to_fts5(parsed)
+
+    def query(
+        self,
+        connection: Connection,
+        statement: str,
+        timeout: float,
+        allow_superuser: bool,
+        bound: Bound,
+    ) -> Result:
+        """One reading statement (see `_sqlite_query`)."""
+        return _sqlite_query(connection, statement, timeout, allow_superuser, bound)
+
+
+class PostgresReader:
+    """How etl reads PostgreSQL: tsquery search, a read-only transaction with a timeout."""
+
+    name = "postgresql"
+    reading_keywords = ("select", "with", "values", "table", "explain", "show")
+    views_sql = (
+        "SELECT c.relname, obj_description(c.oid, 'pg_class') FROM pg_class AS c "
+        "WHERE c.relkind IN ('v', 'm') AND c.relnamespace = current_schema()::regnamespace "
+        "ORDER BY c.relname"
+    )
+
+    def search_expression(self, connection: Connection, parsed: Any) -> str:
+        """A parsed search as the `tsquery` text the search statement binds (made by the
+        server from bound words)."""
+        expression, params = query_language.to_tsquery(parsed)
+        return str(connection.scalar(text(f"SELECT ({expression})::text"), params))
+
+    def query(
+        self,
+        connection: Connection,
+        statement: str,
+        timeout: float,
+        allow_superuser: bool,
+        bound: Bound,
+    ) -> Result:
+        """One reading statement (see `_postgres_query`)."""
+        return _postgres_query(connection, statement, timeout, allow_superuser, bound)
+
+
+Reader = SQLiteReader | PostgresReader
+READERS: dict[str, Reader] = {"sqlite": SQLiteReader(), "postgresql": PostgresReader()}
+
+
+def reader_of(engine: Engine) -> Reader:
+    """How to read the engine's database (chosen by its dialect, here only)."""
+    return READERS[engine.dialect.name]
 
 
 CHANGE_COLUMNS = (

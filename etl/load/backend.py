@@ -38,6 +38,12 @@ class Backend:
     search_triggers: ClassVar[bool] = True
     # Whether a first load checks foreign keys once at its end (etl.load.foreign_keys).
     keys_checked_at_end: ClassVar[bool] = False
+    # Whether a first load into an empty file writes with a rollback journal instead of the
+    # write-ahead log (etl.load.database.first_load_journal).
+    journal_for_first_load: ClassVar[bool] = True
+    # Whether views carry their descriptions as comments, and logins can be read-only roles.
+    comments: ClassVar[bool] = False
+    roles: ClassVar[bool] = False
 
     # -- bulk rows --
 
@@ -92,7 +98,7 @@ class Backend:
     ) -> list[tuple[Any, ...]]:
         """Insert the rows whose key is not taken yet; the `returning` columns of those
         inserted, in the order given."""
-        inserted = []
+        inserted: list[tuple[Any, ...]] = []
         sql = (
             f"INSERT INTO {table.name} ({', '.join(columns)}) VALUES ({_marks(columns)}) "
             f"ON CONFLICT DO NOTHING RETURNING {', '.join(returning)}"
@@ -161,6 +167,9 @@ class PostgresBackend(Backend):
     concurrent = True
     search_triggers = False
     keys_checked_at_end = True
+    journal_for_first_load = False
+    comments = True
+    roles = True
 
     def select_rows(
         self, connection: Connection, key: Any, values: Sequence[Any], keys: Iterable[Any]

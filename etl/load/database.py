@@ -23,7 +23,7 @@ from sqlalchemy.exc import OperationalError, SQLAlchemyError
 
 from etl.config import busy_timeout_seconds, mask_url
 from etl.errors import DatabaseError, MissingDatabaseError
-from etl.load.backend import hold_database
+from etl.load.backend import backend_of, hold_database
 
 SQLITE_CACHE_KIB = 32 * 1024
 # Pages of a new database file. Only one paper row (two abstracts) fits in a 4 KB page,
@@ -132,7 +132,7 @@ def first_load_journal(engine: Engine) -> Iterator[bool]:
     switch was made.
     """
     database = engine.url.database
-    if engine.dialect.name != "sqlite" or not database or database == ":memory:":
+    if not backend_of(engine).journal_for_first_load or not database or database == ":memory:":
         yield False
         return
     with engine.connect() as connection:
@@ -184,7 +184,8 @@ def upgrade_to_head(engine: Engine) -> None:
 def restore_missing_views(connection: Connection) -> None:
     """Recreate the packaged views when one was dropped by hand (at head, nothing else would)."""
     present = set(inspect(connection).get_view_names())
-    if any(view.name not in present for view in view_definitions(connection.dialect.name)):
+    dialect = backend_of(connection).name
+    if any(view.name not in present for view in view_definitions(dialect)):
         recreate_views(connection)
 
 
@@ -281,19 +282,19 @@ def parse_view(name: str, sql: str) -> ViewDefinition:
 
 def recreate_views(connection: Connection) -> None:
     """Drop and create every packaged view from its file (views are replaceable objects)."""
-    dialect = connection.dialect.name
-    definitions = view_definitions(dialect)
+    backend = backend_of(connection)
+    definitions = view_definitions(backend.name)
     drop_views(connection)
     for view in definitions:
         for statement in split_statements(view.sql):
             connection.exec_driver_sql(statement)
-        if dialect == "postgresql":
+        if backend.comments:
             _comment_view(connection, view)
 
 
 def drop_views(connection: Connection) -> None:
     """Drop every packaged view that exists."""
-    for view in reversed(view_definitions(connection.dialect.name)):
+    for view in reversed(view_definitions(backend_of(connection).name)):
         connection.exec_driver_sql(f"DROP VIEW IF EXISTS {view.name}")
 
 

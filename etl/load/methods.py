@@ -281,7 +281,7 @@ class MethodRecompute:
         if not moves:
             return
         if self.backend.concurrent:
-            held = set()
+            held: set[tuple[int, str]] = set()
             for part in chunks(sorted({m["b_pk"] for m in moves})):
                 query = select(c.paper_pk, c.key).where(c.paper_pk.in_(part))
                 held.update(

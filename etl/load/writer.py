@@ -466,9 +466,9 @@ class SourceLoader:
                 mine.setdefault(pk, {})[SightingValues.of(record)] = record
         before = self.papers.sightings.values_of(mine)
         changing: dict[int, Counter[SightingValues]] = {}
-        for pk, records in mine.items():
+        for pk, given in mine.items():
             after = before.get(pk, Counter()) - replaced.get(pk, Counter())
-            after.update(dict.fromkeys(records, 1))
+            after.update(dict.fromkeys(given, 1))
             if set(after) != set(before.get(pk, ())):
                 changing[pk] = after
         old = self.papers.sightings.records_of(changing)
