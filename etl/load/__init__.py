@@ -1,11 +1,14 @@
 """Load stage: migrations, set-based writes, runs and locks (SQLAlchemy Core only).
 
 Public entry points: `create_db_engine`, `upgrade_to_head`, `SourceLoader` and the run
-bookkeeping re-exported here. The writer is split by job: `writer` (loading a source's
-batches), `methods` (method resolution), `sightings` (what sightings decide, removals),
-`sources` (source state), `taxonomy` (topic and task sync), `maintenance` (orphans, search
-index, statistics, full refresh); `search_index` and `foreign_keys` undo and restore what a
-fast first load changes in the schema.
+bookkeeping re-exported here. The writer is split by job: `writer` (a source's batches: each
+record a sighting, papers derived again where their sightings change, removals), `derive` (the
+one rule that makes a paper of its sightings), `identity` (which paper a record is),
+`sightings` (the sightings' rows), `children` (a paper's child rows, declared once),
+`methods` (methods recomputed from their mentions), `sources` (source state), `taxonomy`
+(topic and task sync), `maintenance` (orphans, search index, statistics, full refresh);
+`backend` holds what differs between SQLite and PostgreSQL; `search_index` and
+`foreign_keys` undo and restore what a fast first load changes in the schema.
 """
 
 from etl.load.backend import (

@@ -168,14 +168,19 @@ class PaperWriter:
         paper holds is not taken: the paper keeps its own)."""
         changed: list[tuple[int, PaperRows, PaperRows]] = []
         hashed: list[dict[str, object]] = []
+        unknown: set[int] = set()  # papers with no sighting before (nothing to compare with)
         current = self._ids(list(after))
         for pk, records in after.items():
-            old = derive(before[pk])._replace(id=current[pk]) if before.get(pk) else None
             new = derive(records)
             if new.id != current[pk] and self.stored.has_paper(self.connection, new.id):
                 new = new._replace(id=current[pk])  # that id names another paper
-            if old is None or _shown(new) != _shown(old):
-                changed.append((pk, old or new, new))
+            if not before.get(pk):
+                unknown.add(pk)
+                changed.append((pk, new._replace(id=current[pk]), new))
+                continue
+            old = derive(before[pk])._replace(id=current[pk])
+            if _shown(new) != _shown(old):
+                changed.append((pk, old, new))
             elif new.content_hash != old.content_hash:
                 hashed.append({"b_pk": pk, "b_content_hash": new.content_hash})
         if hashed:  # what they show is the same: only what it is derived from changed
@@ -202,7 +207,7 @@ class PaperWriter:
             ],
         )
         renamed = [{"b_pk": pk, "b_id": new.id} for pk, old, new in changed if new.id != old.id]
-        if renamed:  # a key column: only where it changes (a stronger id arrived)
+        if renamed:  # a key column: only where it changes (its id now comes from another record)
             self.connection.execute(
                 update(s.papers)
                 .where(s.papers.c.pk == bindparam("b_pk"))
@@ -210,7 +215,9 @@ class PaperWriter:
                 renamed,
             )
         pks = [pk for pk, _, _ in changed]
-        rewritten = [(pk, new) for pk, old, new in changed if _children_differ(old, new)]
+        rewritten = [
+            (pk, new) for pk, old, new in changed if pk in unknown or _children_differ(old, new)
+        ]
         self.children.remove([pk for pk, _ in rewritten])
         self.children.add(rewritten)
         self._replace_keys(changed)
