@@ -272,7 +272,7 @@ BY_NATURAL_KEYS = {
     "methods": "SELECT key, name, kind FROM methods",
     "method_aliases": "SELECT x.key, x.alias, m.key FROM method_aliases x "
     "JOIN methods m ON m.id = x.method_id",
-    "paper_methods": "SELECT p.id, x.key, m.key, x.role, x.surface, x.kind, x.aliases, "
+    "paper_methods": "SELECT p.id, x.key, x.name, m.key, x.role, x.surface, x.kind, x.aliases, "
     f"x.position FROM paper_methods x {PAPER} JOIN methods m ON m.id = x.method_id",
     "acronyms": f"SELECT p.id, x.acronym, x.expansion FROM acronyms x {PAPER}",
     "paper_topics": f"SELECT p.id, x.topic_slug, x.score, x.evidence FROM paper_topics x {PAPER}",

@@ -34,6 +34,7 @@ from sqlalchemy import (
 from etl.load import schema as s
 from etl.load.backend import Backend
 from etl.load.bulk import chunks
+from etl.load.methods import MENTION_COLUMNS, Mention, MethodWriter, staged_mentions
 from etl.models import PaperRows
 
 ChildRow = tuple[Any, ...]
@@ -124,24 +125,31 @@ def task_rows(pk: int, p: PaperRows) -> list[ChildRow]:
     return [(pk, name, score, evidence) for name, score, evidence in p.tasks]
 
 
-def mention_rows(pk: int, p: PaperRows) -> list[ChildRow]:
-    """(paper, key, role, surface, kind, aliases, position): one per mention of a named
-    artifact, keyed by its normalised name; two mentions with one name are one (introduced if
-    either is, with the names of both)."""
-    rows: dict[str, list[Any]] = {}
+def mentions_of(pk: int, p: PaperRows) -> list[Mention]:
+    """One per mention of a named artifact, keyed by its normalised name; two mentions with
+    one name are one (introduced if either is, with the names of both)."""
+    found: dict[str, Mention] = {}
     for position, (name, kind, role, surface, aliases, keys) in enumerate(p.methods, 1):
         if not keys:
             continue
-        pairs = list(zip(keys, (name, *aliases), strict=False))
-        row = rows.get(keys[0])
-        if row is None:
-            rows[keys[0]] = [pk, keys[0], role, surface, kind, pairs, position]
+        pairs = tuple(zip(keys, (name, *aliases), strict=False))
+        held = found.get(keys[0])
+        if held is None:
+            found[keys[0]] = Mention(pk, keys[0], name, kind, role, surface, pairs, position)
             continue
-        known = {key for key, _ in row[5]}
-        row[5] += [pair for pair in pairs if pair[0] not in known]
-        if role == "introduced" and row[2] != "introduced":
-            row[2:5] = [role, surface, kind]
-    return [(*row[:5], json.dumps(row[5], ensure_ascii=False), row[6]) for row in rows.values()]
+        known = {key for key, _ in held.aliases}
+        more = held.aliases + tuple(pair for pair in pairs if pair[0] not in known)
+        if role == "introduced" and held.role != "introduced":
+            held = held._replace(kind=kind, role=role, surface=surface)
+        found[keys[0]] = held._replace(aliases=more)
+    return list(found.values())
+
+
+def mention_rows(pk: int, p: PaperRows) -> list[ChildRow]:
+    """The mentions as staged rows (MENTION_COLUMNS but the method; names as JSON)."""
+    return [
+        (*m[:6], json.dumps(m.aliases, ensure_ascii=False), m.position) for m in mentions_of(pk, p)
+    ]
 
 
 # Link kinds, the most telling first: a URL one source gives as its code and another only
@@ -176,15 +184,13 @@ CHILDREN = (
     Child(s.paper_topics, ("paper_pk", "topic_slug", "score", "evidence"), topic_rows),
     Child(s.paper_tasks, ("paper_pk", "task_name", "score", "evidence"), task_rows),
 )
-# Mentions wait for the methods they name, which are recomputed when a source ends.
-MENTIONS = Child(
-    s.paper_methods,
-    ("paper_pk", "key", "role", "surface", "kind", "aliases", "position"),
-    mention_rows,
-)
+# Mentions are written with the methods their names lead to (etl.load.methods); a source
+# sharing the database stages them, until its last step.
+MENTIONS = Child(s.paper_methods, MENTION_COLUMNS[:-1], mention_rows)
 STAGED = tuple(child for child in (*CHILDREN, MENTIONS) if child.lookup or child is MENTIONS)
 
 
+STAGE_CHUNK = 900  # papers whose staged mentions are given their methods at a time
 _STAGE_TYPES = {"paper_pk": BigInteger, "position": Integer, "score": Float}
 
 
@@ -202,58 +208,66 @@ def _stage_table(child: Child) -> Table:
 
 
 class ChildRows:
-    """A source's child rows: direct ones inserted at once, staged ones at a flush."""
+    """A source's child rows: direct ones inserted at once, staged ones at a flush (the
+    lookups' at each batch's end, or when a source that shares the database ends; mentions
+    as they come, or then)."""
 
-    def __init__(self, connection: Connection, backend: Backend) -> None:
+    def __init__(self, connection: Connection, backend: Backend, *, deferred: bool) -> None:
         self.connection = connection
         self.backend = backend
+        self.deferred = deferred
+        self.methods = MethodWriter(connection, backend, shared=deferred)
         for child in STAGED:
             child.stage.create(connection, checkfirst=True)
             connection.execute(delete(child.stage))
-        # Names of mentions written or deleted: the methods a flush recomputes.
-        self.method_keys: set[str] = set()
         self.links = 0  # rows written, for the run's summary
-        self.mentions = 0
 
     def add(self, papers: Sequence[tuple[int, PaperRows]]) -> None:
         """Write (or stage) every child row of these papers."""
-        for child in (*CHILDREN, MENTIONS):
+        for child in CHILDREN:
             rows = [row for pk, paper in papers for row in child.rows(pk, paper)]
             if not rows:
                 continue
             target = child.stage if child in STAGED else child.table
             self.backend.insert_rows(self.connection, target, child.columns, rows)
-            if child is MENTIONS:
-                self.method_keys.update(k for row in rows for k, _ in json.loads(row[5]))
-                self.mentions += len(rows)
-            elif child.table is s.paper_links:
+            if child.table is s.paper_links:
                 self.links += len(rows)
+        if self.deferred:
+            rows = [row for pk, paper in papers for row in mention_rows(pk, paper)]
+            self.backend.insert_rows(self.connection, MENTIONS.stage, MENTIONS.columns, rows)
+        else:
+            self.methods.add([m for pk, paper in papers for m in mentions_of(pk, paper)])
 
     def remove(self, pks: Sequence[int]) -> None:
-        """Delete the child rows of these papers, stored or staged (their names of methods
-        noted, to recompute those methods)."""
-        self.note_mentions(pks)
+        """Delete the child rows of these papers, stored or staged (the methods their stored
+        mentions name are noted, to count again)."""
+        self.dropping(pks)
         for part in chunks(sorted(pks)):
             for child in (*CHILDREN, MENTIONS):
-                for table in (child.table, child.stage) if child in STAGED else (child.table,):
-                    self.connection.execute(delete(table).where(table.c.paper_pk.in_(part)))
+                self.connection.execute(delete(child.table).where(child.table.c.paper_pk.in_(part)))
 
     def dropping(self, pks: Sequence[int]) -> None:
         """Before papers are deleted (their stored children go with them): their staged
-        children are dropped, and the methods their mentions name noted."""
-        self.note_mentions(pks)
-        for part in chunks(sorted(pks)):
-            for child in STAGED:
-                self.connection.execute(delete(child.stage).where(child.stage.c.paper_pk.in_(part)))
-
-    def note_mentions(self, pks: Sequence[int]) -> None:
-        """Note the names of the stored mentions of papers about to lose them."""
+        children are dropped, and the methods their stored mentions name noted."""
         c = s.paper_methods.c
         for part in chunks(sorted(pks)):
-            for (aliases,) in self.connection.execute(
-                select(c.aliases).where(c.paper_pk.in_(part))
-            ):
-                self.method_keys.update(key for key, _ in json.loads(aliases))
+            leaving = select(c.method_id, c.aliases).where(c.paper_pk.in_(part))
+            self.methods.leaving(self.connection.execute(leaving).tuples())
+            for child in STAGED:
+                stage = child.stage
+                self.connection.execute(delete(stage).where(stage.c.paper_pk.in_(part)))
+
+    def finish(self) -> None:
+        """The source's last writes: staged children with their lookup rows, staged mentions
+        with their methods; then the methods that changed are counted again."""
+        self.flush_lookups()
+        stage = MENTIONS.stage
+        staged = sorted(self.connection.execute(select(stage.c.paper_pk).distinct()).scalars())
+        for part in chunks(staged, STAGE_CHUNK):  # whole papers at a time
+            rows = self.connection.execute(select(stage).where(stage.c.paper_pk.in_(part)))
+            self.methods.add(list(staged_mentions(rows)))
+        self.connection.execute(delete(stage))
+        self.methods.finish()
 
     def flush_lookups(self) -> None:
         """Add the staged lookup rows not stored yet, then the staged children that name them."""

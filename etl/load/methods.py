@@ -1,300 +1,388 @@
-"""Methods: the groups of mentions their names join, recomputed from the mentions themselves.
+"""Methods: the groups of mentions their names join, kept so as the mentions come and go.
 
 Each mention (a `paper_methods` row) gives one or more names of an artifact (`aliases`: its
 own name first, then the long form, the acronym ...). Two mentions that share a name are the
-same method; a method is a group of mentions joined this way, however many papers apart. So
-what a method is depends on the mentions stored, never on which file named it first:
+same method; a method is a group of mentions joined this way, however many papers apart, and
+what it is depends on the mentions stored, never on which file named it first:
 
-- its key is the name its mentions give first most often (ties: the smaller key);
-- its name is the spelling most of those mentions write (ties: the smaller);
-- its kind is the kind most of its mentions have (ties: the smaller);
-- each of its names is an alias, spelled as most mentions spell it.
+- a new mention joins the method holding one of its names; one whose names lead to two
+  methods makes them one;
+- when mentions leave (their papers changed or left a file), a method that a leaving mention
+  with several names held together is grouped again from the mentions left (it may split);
+- a method's key is the name its mentions give first most often, its name the spelling most
+  of those mentions write, its kind the kind most of its mentions have (ties: the smaller),
+  counted again whenever its mentions change; each of its names is an alias, spelled as the
+  smallest spelling any mention gives it.
 
-When a source ends, the methods its mentions (written or deleted) touch are recomputed: the
-mentions reachable from those names through the stored aliases are read, grouped again, and
-the `methods`, `method_aliases` and the mentions' `method_id` made to match. A method no
-mention names any more is deleted, at once when the loader writes alone, else by the run's
-tidying (another loader may be adding a mention of it).
+A method no mention names any more is deleted, at once when the loader writes alone, else by
+the run's tidying (another loader may be deleting its last mentions meanwhile).
 """
 
 from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any, NamedTuple
 
-from sqlalchemy import Connection, bindparam, delete, select, text, update
+from sqlalchemy import (
+    ColumnElement,
+    Connection,
+    Text,
+    and_,
+    bindparam,
+    delete,
+    func,
+    select,
+    update,
+)
 
 from etl.load import schema as s
 from etl.load.backend import Backend
 from etl.load.bulk import chunks
 
-# (paper_pk, key, kind, aliases) of a mention: all grouping needs
-Mention = tuple[int, str, str, tuple[tuple[str, str], ...]]
+Pairs = tuple[tuple[str, str], ...]  # (key, spelling) of each name a mention gives
 
 
-@dataclass
-class MethodGroup:
-    """Mentions joined by their names, and what they make of the method."""
+class Mention(NamedTuple):
+    """A mention as `paper_methods` holds it (but its method)."""
 
-    mentions: list[Mention] = field(default_factory=list)
-
-    def names(self) -> set[str]:
-        return {key for *_, pairs in self.mentions for key, _ in pairs}
-
-    def key(self) -> str:
-        return _vote(m[1] for m in self.mentions)
-
-    def name(self, key: str) -> str:
-        return _vote(m[3][0][1] for m in self.mentions if m[1] == key)
-
-    def kind(self) -> str:
-        return _vote(m[2] for m in self.mentions)
-
-    def aliases(self) -> dict[str, str]:
-        """Each name's key and its most common spelling."""
-        spellings: dict[str, Counter[str]] = {}
-        for *_, pairs in self.mentions:
-            for key, alias in pairs:
-                spellings.setdefault(key, Counter())[alias] += 1
-        return {key: _vote(counts.elements()) for key, counts in spellings.items()}
+    paper_pk: int
+    key: str  # its first name's key
+    name: str  # its first name as spelled
+    kind: str
+    role: str
+    surface: str
+    aliases: Pairs
+    position: int
 
 
-def _vote(values: Iterable[str]) -> str:
+MENTION_COLUMNS = (
+    "paper_pk",
+    "key",
+    "name",
+    "kind",
+    "role",
+    "surface",
+    "aliases",
+    "position",
+    "method_id",
+)
+
+
+class Method(NamedTuple):
+    """What a group of mentions makes of its method."""
+
+    key: str
+    name: str
+    kind: str
+
+
+def vote(values: Iterable[str], counts: Counter[str] | None = None) -> str:
     """The most common value; of equally common ones, the smallest."""
-    counts = Counter(values)
+    counts = counts if counts is not None else Counter(values)
+    if len(counts) == 1:
+        return next(iter(counts))
     return min(counts, key=lambda value: (-counts[value], value))
 
 
-def group_mentions(mentions: Sequence[Mention]) -> list[MethodGroup]:
-    """Mentions grouped by shared names (connected through any chain of them)."""
-    parent: dict[str, str] = {}
-
-    def find(key: str) -> str:
-        while parent.setdefault(key, key) != key:
-            parent[key] = parent[parent[key]]
-            key = parent[key]
-        return key
-
-    for *_, pairs in mentions:
-        root = find(pairs[0][0])
-        for key, _ in pairs[1:]:
-            other = find(key)
-            if other != root:
-                parent[other] = root
-    groups: dict[str, MethodGroup] = {}
-    for mention in mentions:
-        groups.setdefault(find(mention[3][0][0]), MethodGroup()).mentions.append(mention)
-    return list(groups.values())
+def method_of(counts: Counter[tuple[str, str, str]]) -> Method:
+    """A method from how many of its mentions give each (key, name, kind)."""
+    keys: Counter[str] = Counter()
+    kinds: Counter[str] = Counter()
+    for (key, _, kind), count in counts.items():
+        keys[key] += count
+        kinds[kind] += count
+    key = vote((), keys)
+    names = Counter({name: n for (k, name, _), n in counts.items() if k == key})
+    return Method(key, vote((), names), vote((), kinds))
 
 
-class MethodRecompute:
-    """Recompute the methods that mentions with these names belong to, and write the staged
-    mentions (`stage`) with their methods."""
+class _Groups:
+    """Union-find over names and methods (`#ID`)."""
 
-    def __init__(self, connection: Connection, backend: Backend, stage: object) -> None:
+    def __init__(self) -> None:
+        self.parent: dict[str, str] = {}
+
+    def find(self, node: str) -> str:
+        parent = self.parent
+        while parent.setdefault(node, node) != node:
+            parent[node] = parent[parent[node]]
+            node = parent[node]
+        return node
+
+    def join(self, one: str, other: str) -> None:
+        one, other = self.find(one), self.find(other)
+        if one != other:
+            self.parent[other] = one
+
+
+class MethodWriter:
+    """Keeps methods the groups of one source's mentions, as they are added and leave."""
+
+    def __init__(self, connection: Connection, backend: Backend, *, shared: bool) -> None:
         self.connection = connection
         self.backend = backend
-        self.stage = stage  # the staged mentions' temporary table
-        self.orphaned = 0  # methods left without mentions for the run's tidying to delete
-        self.current: dict[tuple[int, str], int] = {}  # stored mentions' methods, as read
+        self.shared = shared  # other loaders may write meanwhile: unused methods are left
+        self.touched: set[int] = set()  # methods whose mentions changed: counted again
+        self.split: set[str] = set()  # names a leaving mention held together
+        self.left: set[str] = set()  # names leaving mentions gave: some may be no one's now
+        self.orphaned = 0  # methods left for the run's tidying to delete
+        self.written = 0  # mentions written
 
-    def run(self, touched: set[str]) -> None:
-        """Recompute the methods of the touched names; write the staged mentions."""
-        staged = self._staged()
-        if not touched and not staged:
+    def leaving(self, rows: Iterable[tuple[int, str]]) -> None:
+        """Note stored mentions (method, aliases) about to be deleted."""
+        for method, aliases in rows:
+            self.touched.add(method)
+            pairs = json.loads(aliases)
+            self.left.update(key for key, _ in pairs)
+            if len(pairs) > 1:
+                self.split.update(key for key, _ in pairs)
+
+    def add(self, mentions: Sequence[Mention]) -> None:
+        """Write mentions, each with the method its names lead to (created, or made one of
+        the methods they lead to)."""
+        if not mentions:
             return
-        names = set(touched) | {key for *_, pairs in staged for key, _ in pairs}
-        stored, methods = self._reachable(names)
-        groups = group_mentions([*stored.values(), *staged])
-        ids = self._write_methods(groups, methods)
-        self._point_mentions(stored, groups, ids)
-        self._drop_unused(methods - set(ids.values()))  # their mentions point elsewhere now
-        self.connection.execute(
-            text(
-                "INSERT INTO paper_methods "
-                "(paper_pk, key, method_id, role, surface, kind, aliases, position) "
-                "SELECT st.paper_pk, st.key, ma.method_id, st.role, st.surface, st.kind, "
-                f"st.aliases, st.position FROM {self.stage.name} AS st "  # type: ignore[attr-defined]
-                "JOIN method_aliases AS ma ON ma.key = st.key"
-            )
-        )
-
-    def _staged(self) -> list[Mention]:
-        rows = self.connection.execute(
-            text(f"SELECT paper_pk, key, kind, aliases FROM {self.stage.name}")  # type: ignore[attr-defined]
-        )
-        return [(pk, key, kind, _pairs(aliases)) for pk, key, kind, aliases in rows]
-
-    def _reachable(self, names: set[str]) -> tuple[dict[tuple[int, str], Mention], set[int]]:
-        """The stored mentions reachable from these names through the stored aliases (by
-        paper and key), and the methods they and the names belong to."""
-        mentions: dict[tuple[int, str], Mention] = {}
-        methods: set[int] = set()
-        seen: set[str] = set()
-        frontier = set(names)
-        while frontier:
-            seen |= frontier
-            found = self._methods_of(frontier) - methods
-            methods |= found
-            frontier = set()
-            for mention in self._mentions_of(found):
-                mentions[(mention[0], mention[1])] = mention
-                frontier.update(key for key, _ in mention[3])
-            frontier.update(self._aliases_of(found))
-            frontier -= seen
-        return mentions, methods
-
-    def _methods_of(self, names: set[str]) -> set[int]:
-        c = s.method_aliases.c
-        found = {
-            method
-            for (method,) in self.backend.select_rows(
-                self.connection, c.key, (c.method_id,), names
-            ).values()
-        }
+        a = s.method_aliases.c
+        keys = {key for mention in mentions for key, _ in mention.aliases}
+        known = self.backend.select_rows(self.connection, a.key, (a.method_id, a.alias), keys)
+        # a method's key is one of its aliases, unless a hand or an old version removed them
         m = s.methods.c
-        found |= {
-            method
-            for (method,) in self.backend.select_rows(
-                self.connection, m.key, (m.id,), names
-            ).values()
-        }
-        return found
-
-    def _mentions_of(self, methods: set[int]) -> list[Mention]:
-        """The stored mentions of these methods (their methods noted in `current`)."""
-        c = s.paper_methods.c
-        found = []
-        for part in chunks(sorted(methods)):
-            query = select(c.paper_pk, c.key, c.kind, c.aliases, c.method_id).where(
-                c.method_id.in_(part)
+        keyed = self.backend.select_rows(self.connection, m.key, (m.id,), keys - set(known))
+        groups = _Groups()
+        for mention in mentions:
+            for key, _ in mention.aliases[1:]:
+                groups.join(mention.key, key)
+        for key, (method, *_) in (*known.items(), *keyed.items()):
+            groups.join(key, f"#{method}")
+        members: dict[str, list[Mention]] = {}
+        for mention in mentions:
+            members.setdefault(groups.find(mention.key), []).append(mention)
+        methods: dict[str, int] = {}  # group -> its method
+        new: dict[str, Method] = {}
+        for root, group in members.items():
+            found = sorted(
+                {
+                    (known.get(k) or keyed[k])[0]
+                    for mention in group
+                    for k, _ in mention.aliases
+                    if k in known or k in keyed
+                }
             )
-            for pk, key, kind, aliases, method in self.connection.execute(query):
-                found.append((pk, key, kind, _pairs(aliases)))
-                self.current[(pk, key)] = method
-        return found
-
-    def _aliases_of(self, methods: set[int]) -> set[str]:
-        c = s.method_aliases.c
-        found: set[str] = set()
-        for part in chunks(sorted(methods)):
-            found.update(
-                self.connection.execute(select(c.key).where(c.method_id.in_(part))).scalars()
-            )
-        return found
-
-    def _write_methods(self, groups: Sequence[MethodGroup], methods: set[int]) -> dict[str, int]:
-        """Make `methods` and `method_aliases` hold the groups; the method id of each key."""
-        m, a = s.methods.c, s.method_aliases.c
-        wanted = {group.key(): group for group in groups}
-        existing = {
-            key: (method, name, kind)
-            for key, (method, name, kind) in self.backend.select_rows(
-                self.connection, m.key, (m.id, m.name, m.kind), list(wanted)
-            ).items()
-        }
-        new = [(key, g.name(key), g.kind()) for key, g in wanted.items() if key not in existing]
-        self.backend.insert_rows(self.connection, s.methods, ("key", "name", "kind"), new)
-        if new:
-            for key, (method,) in self.backend.select_rows(
-                self.connection, m.key, (m.id,), [key for key, *_ in new]
-            ).items():
-                existing[key] = (method, wanted[key].name(key), wanted[key].kind())
-        changed = [
-            {"b_id": method, "b_name": wanted[key].name(key), "b_kind": wanted[key].kind()}
-            for key, (method, name, kind) in existing.items()
-            if (name, kind) != (wanted[key].name(key), wanted[key].kind())
+            if not found:
+                counts = Counter((m.key, m.name, m.kind) for m in group)
+                new[root] = method_of(counts)
+                continue
+            methods[root] = found[0]
+            self.touched.add(found[0])
+            for other in found[1:]:
+                self._merge(other, found[0])
+        methods.update(self._create(new))
+        spellings: dict[str, tuple[str, int]] = {}
+        for root, group in members.items():
+            for mention in group:
+                for key, alias in mention.aliases:
+                    held = spellings.get(key)
+                    if held is None or alias < held[0]:
+                        spellings[key] = (alias, methods[root])
+        self._spell(spellings, known)
+        rows = [
+            (*mention[:6], _dumped(mention.aliases), mention.position, methods[root])
+            for root, group in members.items()
+            for mention in group
         ]
-        if changed:
-            self.connection.execute(
-                update(s.methods)
-                .where(m.id == bindparam("b_id"))
-                .values(name=bindparam("b_name"), kind=bindparam("b_kind")),
-                changed,
-            )
-        ids = {
-            key: existing[group_key][0]
-            for group_key, group in wanted.items()
-            for key in group.names()
-        }
-        aliases = {
-            key: (key, alias, ids[key])
-            for group in groups
-            for key, alias in group.aliases().items()
-        }
-        stored = self._stored_aliases(methods | {ids[k] for k in wanted}, set(aliases))
-        gone = [key for key in stored if key not in aliases]
-        for part in chunks(sorted(gone)):
-            self.connection.execute(delete(s.method_aliases).where(a.key.in_(part)))
+        self.backend.insert_rows(self.connection, s.paper_methods, MENTION_COLUMNS, rows)
+        self.written += len(rows)
+
+    def _create(self, new: dict[str, Method]) -> dict[str, int]:
+        """Insert new methods; their ids by group."""
+        if not new:
+            return {}
+        m = s.methods.c
+        rows = [(made.key, made.name, made.kind) for made in new.values()]
+        self.backend.insert_rows(self.connection, s.methods, ("key", "name", "kind"), rows)
+        ids = self.backend.select_rows(self.connection, m.key, (m.id,), [r[0] for r in rows])
+        return {root: ids[made.key][0] for root, made in new.items()}
+
+    def _spell(
+        self, spellings: dict[str, tuple[str, int]], known: dict[str, tuple[int, str]]
+    ) -> None:
+        """Add the names not known yet, and respell those a smaller spelling was given."""
+        rows = [
+            (key, alias, method)
+            for key, (alias, method) in sorted(spellings.items())
+            if key not in known or alias < known[key][1]
+        ]
         self.backend.upsert_rows(
             self.connection,
             s.method_aliases,
             ("key", "alias", "method_id"),
-            [row for key, row in sorted(aliases.items()) if stored.get(key) != row[1:]],
+            rows,
             conflict=["key"],
-            update=["alias", "method_id"],
+            update=["alias"],
         )
-        return ids
 
-    def _stored_aliases(self, methods: set[int], keys: set[str]) -> dict[str, tuple[str, int]]:
-        """(alias, method) of the stored aliases of these methods or with these keys."""
-        a = s.method_aliases.c
-        found = {
-            key: (alias, method)
-            for key, (alias, method) in self.backend.select_rows(
-                self.connection, a.key, (a.alias, a.method_id), keys
-            ).items()
-        }
-        for part in chunks(sorted(methods)):
-            query = select(a.key, a.alias, a.method_id).where(a.method_id.in_(part))
-            for key, alias, method in self.connection.execute(query):
-                found[key] = (alias, method)
-        return found
+    def _merge(self, other: int, survivor: int) -> None:
+        """Make one method of two: the other's names and mentions become the survivor's."""
+        a, pm = s.method_aliases.c, s.paper_methods.c
+        self.connection.execute(
+            update(s.method_aliases).where(a.method_id == other).values(method_id=survivor)
+        )
+        self._point(pm.method_id == other, survivor)
+        self._unused([other])
 
-    def _drop_unused(self, methods: set[int]) -> None:
-        """Delete methods no group is; leave them to the run's tidying when other loaders may
-        be adding mentions of them meanwhile."""
+    def _point(self, where: ColumnElement[bool], method: int) -> None:
+        """Point the stored mentions matching `where` at a method (those another loader is
+        deleting meanwhile are left to it: see the tidying's repair)."""
+        pm = s.paper_methods.c
+        if not self.shared:
+            self.connection.execute(update(s.paper_methods).where(where).values(method_id=method))
+            return
+        query = select(pm.paper_pk, pm.key).where(where)
+        held = list(self.connection.execute(self.backend.skipping_held(query)))
+        if held:
+            self.connection.execute(
+                update(s.paper_methods)
+                .where(pm.paper_pk == bindparam("b_pk"), pm.key == bindparam("b_key"))
+                .values(method_id=method),
+                [{"b_pk": pk, "b_key": key} for pk, key in held],
+            )
+
+    def _unused(self, methods: Sequence[int]) -> None:
+        """Methods no group is any more: deleted, or (other loaders writing) left to the run's
+        tidying, their key given up so that another method may take it."""
         if not methods:
             return
-        if self.backend.concurrent:
-            self.orphaned += len(methods)
-            return
+        m = s.methods.c
         for part in chunks(sorted(methods)):
-            self.connection.execute(delete(s.methods).where(s.methods.c.id.in_(part)))
-
-    def _point_mentions(
-        self,
-        stored: dict[tuple[int, str], Mention],
-        groups: Sequence[MethodGroup],
-        ids: dict[str, int],
-    ) -> None:
-        """Point the stored mentions at their groups' methods (those another loader is
-        deleting meanwhile are left to it)."""
-        c = s.paper_methods.c
-        moves = [
-            {"b_pk": pk, "b_key": key, "b_method": ids[key]}
-            for (pk, key) in stored
-            if self.current[(pk, key)] != ids[key]
-        ]
-        if not moves:
-            return
-        if self.backend.concurrent:
-            held: set[tuple[int, str]] = set()
-            for part in chunks(sorted({m["b_pk"] for m in moves})):
-                query = select(c.paper_pk, c.key).where(c.paper_pk.in_(part))
-                held.update(
-                    tuple(row) for row in self.connection.execute(self.backend.skipping_held(query))
+            if self.shared:
+                self.connection.execute(
+                    update(s.methods)
+                    .where(m.id.in_(part))
+                    .values(key="unused:" + m.id.cast(Text()))  # keys never hold ':'
                 )
-            moves = [m for m in moves if (m["b_pk"], m["b_key"]) in held]
-        self.connection.execute(
-            update(s.paper_methods)
-            .where(c.paper_pk == bindparam("b_pk"), c.key == bindparam("b_key"))
-            .values(method_id=bindparam("b_method")),
-            moves,
-        )
+            else:
+                self.connection.execute(delete(s.methods).where(m.id.in_(part)))
+        self.touched -= set(methods)
+        self.orphaned += len(methods) if self.shared else 0
+
+    def finish(self) -> None:
+        """After the source's mentions are in: group again what leaving mentions held
+        together, then count the changed methods' key, name and kind again."""
+        if self.split:
+            self._regroup(self.split)
+            self.split = set()
+        if self.left:
+            self._forget_names(self.left)
+            self.left = set()
+        self._recount(sorted(self.touched))
+        self.touched = set()
+
+    def _forget_names(self, names: set[str]) -> None:
+        """Delete the aliases no stored mention of their method gives any more."""
+        a, pm = s.method_aliases.c, s.paper_methods.c
+        owners: dict[int, list[str]] = {}
+        for key, (method,) in self.backend.select_rows(
+            self.connection, a.key, (a.method_id,), names
+        ).items():
+            owners.setdefault(method, []).append(key)
+        gone: list[str] = []
+        for method, keys in owners.items():
+            given: set[str] = set()
+            for (aliases,) in self.connection.execute(
+                select(pm.aliases).where(pm.method_id == method)
+            ):
+                given.update(key for key, _ in json.loads(aliases))
+            gone += [key for key in keys if key not in given]
+        for part in chunks(sorted(gone)):
+            self.connection.execute(delete(s.method_aliases).where(a.key.in_(part)))
+
+    def _regroup(self, names: set[str]) -> None:
+        """Group again the stored mentions of the methods holding these names: a method whose
+        mentions no longer share names splits, the part with most mentions keeping it."""
+        a, pm = s.method_aliases.c, s.paper_methods.c
+        methods = {
+            m
+            for (m,) in self.backend.select_rows(
+                self.connection, a.key, (a.method_id,), names
+            ).values()
+        }
+        for method in sorted(methods):
+            query = select(pm.paper_pk, pm.key, pm.name, pm.kind, pm.aliases).where(
+                pm.method_id == method
+            )
+            groups = _Groups()
+            stored = list(self.connection.execute(query))
+            for _, key, _, _, aliases in stored:
+                for other, _ in json.loads(aliases)[1:]:
+                    groups.join(key, other)
+            parts: dict[str, list[tuple[int, str, str, str]]] = {}
+            for pk, key, name, kind, _ in stored:
+                parts.setdefault(groups.find(key), []).append((pk, key, name, kind))
+            if len(parts) <= 1:
+                continue
+            ordered = sorted(parts.values(), key=lambda part: (-len(part), min(p[1] for p in part)))
+            for part in ordered[1:]:
+                made = method_of(Counter((key, name, kind) for _, key, name, kind in part))
+                (created,) = self._create({made.key: made}).values()
+                names_of = {groups.find(p[1]) for p in part}
+                moved = [
+                    key
+                    for key in self.connection.execute(
+                        select(a.key).where(a.method_id == method)
+                    ).scalars()
+                    if groups.find(key) in names_of
+                ]
+                for keys in chunks(moved):
+                    self.connection.execute(
+                        update(s.method_aliases).where(a.key.in_(keys)).values(method_id=created)
+                    )
+                for keys in chunks(sorted({p[1] for p in part})):
+                    self._point(and_(pm.method_id == method, pm.key.in_(keys)), created)
+            self.touched.add(method)
+
+    def _recount(self, methods: Sequence[int]) -> None:
+        """Count the key, name and kind of these methods again from their stored mentions;
+        delete (or leave to the tidying) those with none."""
+        m, pm = s.methods.c, s.paper_methods.c
+        unused: list[int] = []
+        changed: list[dict[str, object]] = []
+        for part in chunks(methods):
+            counts: dict[int, Counter[tuple[str, str, str]]] = {}
+            query = (
+                select(pm.method_id, pm.key, pm.name, pm.kind, func.count())
+                .where(pm.method_id.in_(part))
+                .group_by(pm.method_id, pm.key, pm.name, pm.kind)
+            )
+            for method, key, name, kind, count in self.connection.execute(query):
+                counts.setdefault(method, Counter())[(key, name, kind)] = count
+            current = self.backend.select_rows(self.connection, m.id, (m.key, m.name, m.kind), part)
+            for method in part:
+                if method not in counts:
+                    unused.append(method)
+                    continue
+                made = method_of(counts[method])
+                if current.get(method) != tuple(made):
+                    changed.append(
+                        {"b_id": method, **{f"b_{k}": v for k, v in made._asdict().items()}}
+                    )
+        self._unused(unused)
+        if changed:
+            self.connection.execute(
+                update(s.methods)
+                .where(m.id == bindparam("b_id"))
+                .values(key=bindparam("b_key"), name=bindparam("b_name"), kind=bindparam("b_kind")),
+                changed,
+            )
 
 
-def _pairs(aliases: str) -> tuple[tuple[str, str], ...]:
-    return tuple((key, alias) for key, alias in json.loads(aliases))
+def staged_mentions(rows: Iterable[tuple[Any, ...]]) -> Iterator[Mention]:
+    """Mentions from staged rows (MENTION_COLUMNS but the method; names as JSON)."""
+    for pk, key, name, kind, role, surface, aliases, position in rows:
+        pairs = tuple((k, spelled) for k, spelled in json.loads(aliases))
+        yield Mention(pk, key, name, kind, role, surface, pairs, position)
+
+
+def _dumped(pairs: Pairs) -> str:
+    return json.dumps(pairs, ensure_ascii=False)

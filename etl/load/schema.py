@@ -244,6 +244,7 @@ paper_methods = Table(
         primary_key=True,
         comment="the mention's normalised name (one row per paper and mention)",
     ),
+    Column("name", Text, nullable=False, comment="the mention's name, as spelled"),
     Column("method_id", ForeignKey("methods.id", ondelete="CASCADE"), nullable=False, index=True),
     Column("role", Text, nullable=False, comment="introduced or mentioned"),
     Column("surface", Text, nullable=False, comment="the form as written"),

@@ -14,12 +14,11 @@ from etl.load import schema as s
 from etl.load.backend import backend_of
 from etl.load.bulk import chunks, highest_id, ids_since
 from etl.load.changes import ChangeLog, record_removals
-from etl.load.children import MENTIONS, ChildRows
+from etl.load.children import ChildRows
 from etl.load.derive import derive
 from etl.load.foreign_keys import ForeignKeysCheckedAtEnd
 from etl.load.identity import FileKeys, IdentityResolver
 from etl.load.known import StoredPaper, StoredRows, key_holders
-from etl.load.methods import MethodRecompute
 from etl.load.search_index import BulkSearchIndex
 from etl.load.sightings import Sightings, SightingValues, has_sighting
 from etl.models import PaperRows, Reject, SourceFile
@@ -106,7 +105,17 @@ class LoadCounts:
 class PaperWriter:
     """Papers kept derived from their sightings while one source's sightings change."""
 
-    def __init__(self, connection: Connection, source_id: int, run_id: int, stored: StoredRows):
+    def __init__(
+        self,
+        connection: Connection,
+        source_id: int,
+        run_id: int,
+        stored: StoredRows,
+        *,
+        deferred: bool,
+    ):
+        """`deferred`: other loaders write meanwhile, so lookup rows and methods wait for the
+        source's last step (etl.load.children)."""
         self.connection = connection
         self.backend = backend_of(connection)
         self.source_id = source_id
@@ -114,12 +123,10 @@ class PaperWriter:
         self.stored = stored
         self.counts = LoadCounts()
         self.sightings = Sightings(connection, self.backend, source_id, run_id)
-        self.children = ChildRows(connection, self.backend)
+        self.children = ChildRows(connection, self.backend, deferred=deferred)
         self.changes = ChangeLog(connection, run_id, source_id)
         self.search_index: BulkSearchIndex | None = None
         self.updated: set[int] = set()  # papers this source re-derived (counted once)
-        # Whether children wait for the end of the source (other loaders write meanwhile).
-        self.deferred_children = False
 
     def merge(self, merged: dict[str, str]) -> dict[str, str]:
         """Make one paper of stored papers a record showed to be one (absorbed id -> surviving
@@ -294,15 +301,13 @@ class PaperWriter:
         self.children.flush_lookups()
 
     def finish_children(self) -> None:
-        """The source's last writes: staged children, then the methods its mentions touch."""
-        if self.deferred_children:
+        """The source's last writes: staged children and mentions, and the methods they
+        change (holding the right to add lookup rows, where other loaders write)."""
+        if self.children.deferred:
             self.backend.hold_lookups(self.connection)
-        self.children.flush_lookups()
-        recompute = MethodRecompute(self.connection, self.backend, MENTIONS.stage)
-        recompute.run(self.children.method_keys)
-        self.connection.execute(delete(MENTIONS.stage))
-        self.children.method_keys = set()
-        self.counts.orphaned += recompute.orphaned
+        self.children.finish()
+        self.counts.orphaned += self.children.methods.orphaned
+        self.counts.methods = self.children.methods.written
 
 
 class SourceLoader:
@@ -329,9 +334,10 @@ class SourceLoader:
         # Whether other loaders may write the same papers and lookup rows meanwhile: unless
         # this load dropped the foreign keys (which locks them all out).
         self.shared = self.backend.concurrent and not self.foreign_keys.dropped
-        self.papers = PaperWriter(connection, self.source_id, run_id, self.stored)
+        self.papers = PaperWriter(
+            connection, self.source_id, run_id, self.stored, deferred=self.shared
+        )
         self.papers.search_index = self.search_index
-        self.papers.deferred_children = self.shared
         self.counts = self.papers.counts
         self.identity = IdentityResolver(connection, self.stored)
         self.held_up_front = False  # see hold_up_front
@@ -533,7 +539,6 @@ class SourceLoader:
         seen = self.papers.sightings.papers_seen()
         counts.unchanged = max(seen - counts.inserted - counts.updated, 0)
         counts.links = self.papers.children.links
-        counts.methods = self.papers.children.mentions
         self.connection.execute(
             update(s.sources)
             .where(s.sources.c.id == self.source_id)
@@ -565,8 +570,9 @@ def _distinct(records: Sequence[PaperRows]) -> list[PaperRows]:
 def forget_source(connection: Connection, source_id: int, run_id: int) -> tuple[int, int]:
     """Remove a source whose file is gone: its sightings (its papers derived again from the
     sightings left, or removed where none is left) and its row; (removed, deferred)."""
-    writer = PaperWriter(connection, source_id, run_id, StoredRows())
-    writer.deferred_children = writer.backend.concurrent
+    writer = PaperWriter(
+        connection, source_id, run_id, StoredRows(), deferred=backend_of(connection).concurrent
+    )
     writer.drop_stale()
     writer.finish_children()
     connection.execute(delete(s.sources).where(s.sources.c.id == source_id))
@@ -582,9 +588,9 @@ def remove_all_unseen(connection: Connection, run_id: int | None = None) -> int:
     if not unseen:
         return 0
     backend = backend_of(connection)
-    children = ChildRows(connection, backend)
-    children.note_mentions(unseen)
+    children = ChildRows(connection, backend, deferred=backend.concurrent)
+    children.dropping(unseen)
     for part in chunks(unseen):
         connection.execute(delete(s.papers).where(s.papers.c.pk.in_(part)))
-    MethodRecompute(connection, backend, MENTIONS.stage).run(children.method_keys)
+    children.methods.finish()
     return len(unseen)

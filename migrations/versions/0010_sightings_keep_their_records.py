@@ -138,6 +138,7 @@ def _one_row_per_mention(bind: sa.Connection) -> None:
             nullable=False,
             comment="the mention's normalised name (one row per paper and mention)",
         ),
+        sa.Column("name", sa.Text(), nullable=False, comment="the mention's name, as spelled"),
         sa.Column("method_id", ID, nullable=False),
         sa.Column("role", sa.Text(), nullable=False, comment="introduced or mentioned"),
         sa.Column("surface", sa.Text(), nullable=False, comment="the form as written"),
@@ -183,6 +184,7 @@ def _one_row_per_mention(bind: sa.Connection) -> None:
             {
                 "paper_pk": paper_pk,
                 "key": key,
+                "name": name,
                 "method_id": method_id,
                 "role": role,
                 "surface": surface,
@@ -235,9 +237,8 @@ def _records(bind: sa.Connection, pks: list[int]) -> dict[int, tuple[str, str]]:
         "WHERE pl.paper_pk IN ({pks}) ORDER BY pl.paper_pk, l.url"
     )
     methods = rows(
-        "SELECT pm.paper_pk, m.name, pm.kind, pm.role, pm.surface, pm.aliases "
-        "FROM paper_methods AS pm JOIN methods AS m ON m.id = pm.method_id "
-        "WHERE pm.paper_pk IN ({pks}) ORDER BY pm.paper_pk, pm.position"
+        "SELECT pm.paper_pk, pm.name, pm.kind, pm.role, pm.surface, pm.aliases "
+        "FROM paper_methods AS pm WHERE pm.paper_pk IN ({pks}) ORDER BY pm.paper_pk, pm.position"
     )
     acronyms = rows(
         "SELECT paper_pk, acronym, expansion FROM acronyms WHERE paper_pk IN ({pks}) "

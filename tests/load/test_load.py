@@ -233,8 +233,8 @@ def test_a_first_postgres_load_checks_foreign_keys_at_its_end(
         assert set(before) - set(foreign_key_definitions(connection)) == into_filled
         connection.exec_driver_sql(  # a row that breaks two keys fails when they come back
             "INSERT INTO paper_methods "
-            "(paper_pk, key, method_id, role, surface, kind, aliases, position) "
-            "VALUES (999, 'x', 999, 'introduced', 'X', 'method', '[]', 1)"
+            "(paper_pk, key, name, method_id, role, surface, kind, aliases, position) "
+            "VALUES (999, 'x', 'X', 999, 'introduced', 'X', 'method', '[]', 1)"
         )
         with pytest.raises(IntegrityError, match="fk_paper_methods"):
             keys.restore()
