@@ -44,6 +44,7 @@ __all__ = [
     "parse_item",
     "read_items",
     "read_records",
+    "unreadable",
     "use_venues",
 ]
 
@@ -137,6 +138,30 @@ def read_items(source: SourceFile) -> Iterator[Item]:
     if count == 0:
         what = "no abstracts after the header" if source.format == "text" else "no records"
         raise SourceError(source.path, f"the file holds {what}")
+
+
+def unreadable(path: str, exc: Exception) -> SourceError:
+    """The SourceError for whatever reading or parsing a file raised that its reader did not
+    name (a decoder's LookupError or UnicodeError, RecursionError, MemoryError, a library's
+    own error): that file fails, named, and the run goes on."""
+    if isinstance(exc, SourceError):
+        return exc
+    lines = str(exc).strip().splitlines()
+    detail = f"{type(exc).__name__}: {lines[0][:300]}" if lines else type(exc).__name__
+    if isinstance(exc, RecursionError):
+        why = f"nested too deeply to be read ({detail})"
+    elif isinstance(exc, MemoryError):
+        why = (
+            f"ran out of memory while it was read ({detail}): lower --max-record-size or "
+            "--max-values, or use fewer --workers"
+        )
+    elif isinstance(exc, LookupError | UnicodeError):
+        why = f"cannot be decoded ({detail})"
+    elif isinstance(exc, OSError):
+        why = f"cannot be read: {exc.strerror or detail}"
+    else:
+        why = f"its reader failed ({detail})"
+    return SourceError(path, why)
 
 
 def parse_item(item: Item) -> RawRecord | Reject:

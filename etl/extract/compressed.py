@@ -24,6 +24,7 @@ from typing import BinaryIO
 import zstandard
 
 from etl.errors import SourceError
+from etl.extract import limits
 
 MEMBER_SEPARATOR = "!/"
 # (first bytes, compression): how each kind of stream starts.
@@ -138,36 +139,44 @@ def open_validated_text(location: str, encoding: str) -> io.TextIOWrapper:
     return io.TextIOWrapper(io.BufferedReader(raw, CHUNK), encoding=encoding, newline="")
 
 
-def _open_content(location: str) -> BinaryIO:
-    """Open a source's bytes and put the decompressor its first bytes name in front of them."""
+def _open_content(location: str) -> tuple[BinaryIO, int | None]:
+    """Open a source's bytes and put the decompressor its first bytes name in front of them;
+    with the stored size they expand from (None: read as stored)."""
     archive, member = split_member(location)
+    deflated = False  # a zip member stored compressed
     if member is None:
         handle: BinaryIO = open(archive, "rb")  # noqa: SIM115 (returned open)
+        stored = os.fstat(handle.fileno()).st_size
     else:
-        handle = _open_member(archive, member)
+        handle, stored, deflated = _open_member(archive, member)
     try:
         kind = compression_of(_peek(handle, location))
         if kind == "zip" and member is not None:
             raise SourceError(location, "a zip archive inside a zip archive is not read")
         if kind == "zip":  # discovery lists a readable archive's members instead
             raise SourceError(location, "a zip archive whose members cannot be listed (damaged?)")
-        return _decompressor(kind, handle) if kind else handle
+        if kind is None:
+            return handle, stored if deflated else None
+        return _decompressor(kind, handle), stored
     except BaseException:
         handle.close()
         raise
 
 
-def _open_member(archive: str, member: str) -> BinaryIO:
-    """A zip member's (stored or deflated ...) content, from the archive kept open."""
+def _open_member(archive: str, member: str) -> tuple[BinaryIO, int, bool]:
+    """A zip member's (stored or deflated ...) content, from the archive kept open; with its
+    size in the archive, and whether it is compressed there."""
     try:
         container = _open_archive(archive)
     except (zipfile.BadZipFile, OSError) as exc:
         raise SourceError(archive, f"not a readable zip archive: {exc}") from exc
     location = member_location(Path(archive), member)
     try:
-        if container.getinfo(member).flag_bits & ENCRYPTED_FLAG:
+        info = container.getinfo(member)
+        if info.flag_bits & ENCRYPTED_FLAG:
             raise SourceError(location, "the member is encrypted (password-protected): not read")
-        return container.open(member)  # type: ignore[return-value]
+        deflated = info.compress_type != zipfile.ZIP_STORED
+        return container.open(member), info.compress_size, deflated  # type: ignore[return-value]
     except KeyError as exc:
         raise SourceError(location, "no such member") from exc
     except (*DAMAGED,) as exc:
@@ -322,24 +331,32 @@ class _ZstdFrames:
 
 class _Decompressed(io.RawIOBase):
     """A decompressed source as a raw stream: errors of the compressed data become
-    SourceError, `seek(0)` reopens it, and (given an encoding) its text is checked as it
-    passes, so that a fault is named by its offset."""
+    SourceError, `seek(0)` reopens it, (given an encoding) its text is checked as it
+    passes, so that a fault is named by its offset, and what it expands to is bounded
+    (etl.extract.limits: `--max-expansion`, `--max-expanded-size`)."""
 
     def __init__(
-        self, location: str, opener: Callable[[], BinaryIO], encoding: str | None = None
+        self,
+        location: str,
+        opener: Callable[[], tuple[BinaryIO, int | None]],
+        encoding: str | None = None,
     ) -> None:
         self.location = location
         self.opener = opener
         self.encoding = encoding
         self.stream: BinaryIO | None = None
         self.offset = 0
+        self.stored: int | None = None  # bytes the content expands from (None: not expanded)
+        self.bound: int | None = None  # bytes it may expand to
         self.decoder: codecs.IncrementalDecoder | None = None
         self._open()
 
     def _open(self) -> None:
         if self.stream is not None:
             self.stream.close()
-        self.stream = self.opener()
+        self.stream, self.stored = self.opener()
+        if self.stored is not None:
+            self.bound = limits.current().expanded_bound(self.stored)
         self.offset = 0
         if self.encoding:
             self.decoder = codecs.getincrementaldecoder(self.encoding)("strict")
@@ -372,12 +389,24 @@ class _Decompressed(io.RawIOBase):
                 self.location,
                 f"the compressed data is damaged after {self.offset:,} bytes: {exc}",
             ) from exc
+        if self.bound is not None and self.offset + len(data) > self.bound:
+            raise SourceError(self.location, self._too_large())
         if self.decoder is not None:
             self._check(data)
         size = len(data)
         buffer[:size] = data
         self.offset += size
         return size
+
+    def _too_large(self) -> str:
+        """Why reading stops: the content expands past its bound (a decompression bomb)."""
+        chosen = limits.current()
+        return (
+            f"the compressed data expands past {self.bound:,} bytes ({self.stored:,} bytes "
+            f"stored; at most {chosen.expansion:,} times that, {limits.EXPANSION_FLOOR:,} "
+            f"bytes whatever the ratio, {chosen.expanded_size:,} in all: --max-expansion, "
+            "--max-expanded-size): not read further"
+        )
 
     def _check(self, data: bytes) -> None:
         """Raise SourceError at a NUL byte or at bytes that are not valid text."""

@@ -168,19 +168,14 @@ def read_json_lines(source: SourceFile, encoding: str) -> Iterator[JsonLine | Re
 def parse_json_line(line: JsonLine) -> Record:
     """A RawRecord from one JSON Lines line, or a Reject saying what is wrong with it."""
     try:
-        value = json_io.loads(line.text)
+        value = limits.parse_line(line.text)
     except json.JSONDecodeError as exc:
         reason = f"invalid JSON: {exc.msg} at column {exc.colno}"
         return Reject(line.source.path, line.number, reason, line.text[: limits.RAW_KEPT])
     except json_io.NumberTooLong as exc:
         return Reject(line.source.path, line.number, str(exc), line.text[: limits.RAW_KEPT])
-    except RecursionError:
-        value = None
-        over: str | None = limits.depth_reason(limits.current())
-    else:
-        over = limits.check(value, line.text)
-    if over is not None:
-        return Reject(line.source.path, line.number, over, line.text[: limits.RAW_KEPT])
+    if isinstance(value, limits.OverLimit):
+        return Reject(line.source.path, line.number, value.reason, value.raw)
     return _json_record(line.source, line.number, value, json_text=line.text)
 
 

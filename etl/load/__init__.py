@@ -20,7 +20,7 @@ from etl.load.identity import FileKeys
 from etl.load.known import RememberedRows
 from etl.load.locks import RunLock, claim_source, exclude_loaders, hold_database, run_lock
 from etl.load.maintenance import clear_data, delete_orphans, optimize_search
-from etl.load.runs import finish_run, start_run
+from etl.load.runs import finish_run, record_rejects, start_run
 from etl.load.sightings import forget_source, remove_all_unseen
 from etl.load.sources import (
     SourceState,
@@ -53,6 +53,7 @@ __all__ = [
     "move_source",
     "moved_from",
     "optimize_search",
+    "record_rejects",
     "record_run_start",
     "recreate_views",
     "remove_all_unseen",
