@@ -18,6 +18,7 @@ from typing import Any
 from lxml import etree
 
 from etl.errors import SourceError
+from etl.extract import limits
 from etl.extract.compressed import open_bytes
 from etl.extract.records import build, is_author, one_line, venue_of, year_of
 from etl.models import RawRecord, Reject, SourceFile
@@ -46,7 +47,8 @@ class _Entities(etree.Resolver):  # type: ignore[misc]
 
 
 def read_dblp(source: SourceFile, encoding: str) -> Iterator[RawRecord | Reject]:
-    """Stream the publication records of a DBLP XML file."""
+    """Stream the publication records of a DBLP XML file, each within the limits (a record
+    past one is read past, its elements freed as they end, and rejected)."""
     parser = etree.XMLPullParser(
         events=("start", "end"),
         load_dtd=True,
@@ -58,6 +60,7 @@ def read_dblp(source: SourceFile, encoding: str) -> Iterator[RawRecord | Reject]
     parser.resolvers.add(_Entities())
     count = 0
     root: Any = None
+    record = _Bounded(limits.current())
     with open_bytes(source.path) as handle:
         while chunk := handle.read(CHUNK):
             try:
@@ -69,18 +72,82 @@ def read_dblp(source: SourceFile, encoding: str) -> Iterator[RawRecord | Reject]
                 ) from exc
             for event, element in events:
                 if event == "start":
-                    root = element if root is None else root
+                    if root is None:
+                        root = element
+                    else:
+                        record.start(element, _is_record(element, root))
                     continue
+                record.end(element)
                 if not _is_record(element, root):
+                    if record.over:  # a field of a record past a limit: freed now
+                        _drop(element)
                     continue  # a field of a record, read with it
                 if element.tag in PAPERS:
                     count += 1
-                    yield _record(element, source, count)
+                    if record.over:
+                        yield Reject(source.path, count, record.over, record.raw)
+                    else:
+                        yield _record(element, source, count)
                 _drop(element)
+                record.reset()
         try:
             parser.close()
         except etree.XMLSyntaxError as exc:
             raise SourceError(source.path, f"XML does not parse: {exc}", line=exc.lineno) from exc
+
+
+class _Bounded:
+    """What the record being read holds so far (elements and attributes as values, their
+    text and names as characters, its nesting), checked against the limits as its events
+    come: libxml2 builds a record whole before its end, so it is bounded here."""
+
+    def __init__(self, chosen: limits.Limits) -> None:
+        self.limits = chosen
+        self.depth = 1  # of the element being read, the document's root being 1
+        self.reset()
+
+    def reset(self) -> None:
+        """A new record (or the text between records) starts."""
+        self.values = 0
+        self.size = 0
+        self.last: Any = None  # the element that ended last: its tail is read after its end
+        self.record: Any = None
+        self.over: str | None = None  # why the record is past a limit
+        self.raw = ""
+
+    def start(self, element: Any, is_record: bool) -> None:
+        self.depth += 1
+        if is_record:
+            self.reset()
+            self.record = element
+        self._count(len(element.attrib) + 1, len(str(element.tag)) + 2)
+        for name, value in element.attrib.items():
+            self.size += len(name) + len(value) + 3
+        if self.depth > self.limits.depth:
+            self._past(limits.depth_reason(self.limits))
+
+    def end(self, element: Any) -> None:
+        self.depth -= 1
+        self._count(0, len(element.text or ""))
+        self.last = element
+
+    def _count(self, values: int, size: int) -> None:
+        if self.last is not None:
+            size += len(self.last.tail or "")
+            self.last = None
+        self.values += values
+        self.size += size
+        if self.values > self.limits.values:
+            self._past(limits.values_reason(self.limits))
+        elif self.size > self.limits.record_size:
+            self._past(limits.size_reason(self.size, self.limits.record_size))
+
+    def _past(self, reason: str) -> None:
+        """The record is past a limit: say why, and keep the start of what it holds."""
+        if self.over is None and self.record is not None:
+            self.over = reason
+            text = etree.tostring(self.record, encoding="unicode", with_tail=False)
+            self.raw = text[: limits.RAW_KEPT]
 
 
 def _is_record(element: Any, root: Any) -> bool:
