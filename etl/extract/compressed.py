@@ -402,10 +402,10 @@ class _Decompressed(io.RawIOBase):
         """Why reading stops: the content expands past its bound (a decompression bomb)."""
         chosen = limits.current()
         return (
-            f"the compressed data expands past {self.bound:,} bytes ({self.stored:,} bytes "
-            f"stored; at most {chosen.expansion:,} times that, {limits.EXPANSION_FLOOR:,} "
-            f"bytes whatever the ratio, {chosen.expanded_size:,} in all: --max-expansion, "
-            "--max-expanded-size): not read further"
+            f"the compressed data expands past {self.bound:,} bytes, the most a file of "
+            f"{self.stored:,} bytes may hold (--max-expansion {chosen.expansion:,} times, "
+            f"{limits.EXPANSION_FLOOR // 2**20}M at least; --max-expanded-size "
+            f"{chosen.expanded_size:,} bytes): not read further"
         )
 
     def _check(self, data: bytes) -> None:

@@ -26,7 +26,6 @@ A reader needs some of these:
 from __future__ import annotations
 
 import dataclasses
-import io
 import json
 import re
 from collections.abc import Iterator
@@ -207,16 +206,29 @@ def parse_line(text: str, limits: Limits | None = None) -> Any | OverLimit:
 def _scan(text: str, limits: Limits) -> str | None:
     """Why a JSON text is past the depth, field or values limit, from its events (nothing is
     built); "invalid JSON" when ijson cannot read it (a line this large is read strictly)."""
-    data = json_io.paired_escapes(text).encode("utf-8")
     backend = ijson
     while True:
         try:
-            return _scanned(backend.basic_parse(io.BytesIO(data), use_float=True), limits)
+            stream = json_io.Utf8Json(_Slices(text))  # never the whole text encoded at once
+            return _scanned(backend.basic_parse(stream, use_float=True), limits)
         except ijson.JSONError as exc:
             if "integer overflow" in str(exc) and backend is ijson:  # Python reads those
                 backend = ijson.get_backend("python")
                 continue
             return f"invalid JSON: {exc}"
+
+
+class _Slices:
+    """A string read as a text stream, a slice at a time (io.StringIO would copy it whole)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.at = 0
+
+    def read(self, size: int = -1) -> str:
+        end = len(self.text) if size < 0 else self.at + size
+        piece, self.at = self.text[self.at : end], min(end, len(self.text))
+        return piece
 
 
 def _scanned(events: Events, limits: Limits) -> str | None:
