@@ -585,3 +585,98 @@ def test_a_file_that_is_mostly_rejects_fails_with_its_first_rejects_kept(
     assert "half.jsonl: 1500 of 3000 records rejected" in result.stdout
     assert "A good paper" not in titles(db_url)  # the failed file left nothing else
     assert fetch_one(db_url, "SELECT rejects FROM runs") == 2_500
+
+
+# Beyond the listed cases: more ways a small file could take the machine --------------------
+
+
+def test_a_zip_of_more_members_than_an_archive_may_hold_fails_alone(
+    sqlite_url: str, tmp_path: Path
+) -> None:
+    folder = tmp_path / "in"
+    folder.mkdir()
+    with zipfile.ZipFile(folder / "many.zip", "w") as archive:  # each member a source
+        for n in range(10_001):
+            archive.writestr(f"list{n}.json", "")
+    good_file(folder)
+    result = etl("run", str(folder), "--db", sqlite_url, "-q", "--workers", "1", cwd=tmp_path)
+    assert result.returncode == 3, result.stdout[-3000:] + result.stderr
+    assert (
+        f"failed   {folder / 'many.zip'}: a zip archive of 10,001 members (588,950 bytes of "
+        "directory): more than an archive may hold (10,000 members, 4M of directory)"
+    ) in result.stdout
+    assert sum(line.startswith("failed") for line in result.stdout.splitlines()) == 1
+    assert titles(sqlite_url) == {"A good paper"}
+
+
+def test_an_xz_stream_asking_for_a_huge_dictionary_is_refused(
+    sqlite_url: str, tmp_path: Path
+) -> None:
+    import lzma
+    import zlib
+
+    folder = tmp_path / "in"
+    folder.mkdir()
+    data = bytearray(lzma.compress(json.dumps(GOOD).encode("utf-8")))
+    assert (data[12], data[14]) == (0x02, 0x21)  # a block header of one LZMA2 filter
+    data[16] = 37  # its dictionary: 1.5 GiB, which liblzma would allocate
+    data[20:24] = zlib.crc32(bytes(data[12:20])).to_bytes(4, "little")
+    (folder / "huge-dictionary.json.xz").write_bytes(bytes(data))
+    (folder / "fine.json.xz").write_bytes(lzma.compress(json.dumps(GOOD).encode("utf-8")))
+    result = etl("run", str(folder), "--db", sqlite_url, "-q", "--workers", "1", cwd=tmp_path)
+    assert result.returncode == 3, result.stdout + result.stderr
+    assert (
+        f"failed   {folder / 'huge-dictionary.json.xz'}: an xz stream whose dictionary needs "
+        "more than 256M to decompress"
+    ) in result.stdout
+    assert titles(sqlite_url) == {"A good paper"}
+
+
+def test_csv_lines_of_millions_of_cells_are_read_past(sqlite_url: str, tmp_path: Path) -> None:
+    folder = tmp_path / "in"
+    folder.mkdir()
+    (folder / "wide-header.csv").write_text("title," + "c," * 2_000_000 + "\nT,x\n", "utf-8")
+    wide = "title,abstract\nFirst,One.\n" + "x" + "," * 2_000_000 + "\nLast,Two.\n"
+    (folder / "wide-row.csv").write_text(wide, "utf-8")
+    result = etl("run", str(folder), "--db", sqlite_url, "-q", "--workers", "1", cwd=tmp_path)
+    assert result.returncode == 3, result.stdout + result.stderr
+    assert (
+        f"failed   {folder / 'wide-header.csv'}:1: CSV header not read: {VALUES_REASON}"
+    ) in result.stdout
+    assert rejects(sqlite_url) == [("wide-row.csv", 3, VALUES_REASON)]
+    assert titles(sqlite_url) == {"First", "Last"}
+
+
+def test_a_json_record_keyed_by_an_id_past_the_field_limit_is_a_reject(
+    sqlite_url: str, tmp_path: Path
+) -> None:
+    folder = tmp_path / "in"
+    folder.mkdir()
+    long_id = "k" * 2_000_000
+    records = {"a": {"title": "First"}, long_id: {"title": "Long id"}, "b": {"title": "Last"}}
+    (folder / "by-id.json").write_text(json.dumps(records), "utf-8")
+    result = etl("run", str(folder), "--db", sqlite_url, "-q", "--workers", "1", cwd=tmp_path)
+    assert result.returncode == 3, result.stdout + result.stderr
+    reason = "its key is 2,000,000 characters; the limit is 1,048,576 (--max-field-size)"
+    assert rejects(sqlite_url) == [("by-id.json", 2, reason)]
+    assert titles(sqlite_url) == {"First", "Last"}
+
+
+def test_an_xml_dtd_of_a_million_entity_declarations_is_not_read(
+    sqlite_url: str, tmp_path: Path
+) -> None:
+    folder = tmp_path / "in"
+    folder.mkdir()
+    with (folder / "dblp.xml").open("w", encoding="utf-8") as handle:  # 30 MB of declarations
+        handle.write('<?xml version="1.0"?>\n<!DOCTYPE dblp [\n')
+        for n in range(1_000_000):
+            handle.write(f'<!ENTITY e{n} "value {n}">\n')
+        handle.write(']>\n<dblp><article key="x/a"><title>&e5;.</title></article></dblp>\n')
+    good_file(folder)
+    status, peak_kb, output = measured_run(
+        "run", str(folder), "--db", sqlite_url, "-q", "--workers", "1",
+        "--source-format", "dblp", cwd=tmp_path,
+    )
+    assert status == 3, output
+    assert peak_kb < BOUND_KB, f"peak {peak_kb} KB"
+    assert "dblp.xml: over 1M before the root element" in output

@@ -14,6 +14,7 @@ import gzip
 import io
 import lzma
 import os
+import struct
 import threading
 import zipfile
 import zlib
@@ -42,6 +43,14 @@ ARCHIVE_SUFFIXES = {".zip"}
 # hostile frame cannot make the decompressor hold gigabytes.
 ZSTD_MAX_WINDOW = 1 << 27
 CHUNK = 1 << 16
+# What a zip archive may hold: members (each a source, each its own transaction) and bytes of
+# its central directory (read whole, before any member).
+MAX_MEMBERS = 10_000
+MAX_DIRECTORY_BYTES = 4 * 2**20
+END_RECORD = 22  # bytes of a zip's end-of-central-directory record, without its comment
+# liblzma allocates an xz stream's whole dictionary, as large as its header asks (up to
+# 1.5 GB); xz -9 uses 64 MB.
+XZ_MEMORY = 256 * 2**20
 # Codecs whose text holds NUL bytes (a byte-order mark names them), with their names.
 WIDE_ENCODINGS = {"utf-16": "UTF-16", "utf-32": "UTF-32"}
 # A zip entry's general-purpose flag bit saying it is encrypted (zipfile would raise
@@ -98,17 +107,60 @@ def is_tar(head: bytes) -> bool:
 
 def zip_members(archive: Path) -> list[str]:
     """The names of an archive's file members, in the archive's order (folders and the
-    resource forks macOS adds, `__MACOSX/`, left out). SourceError if it cannot be read."""
+    resource forks macOS adds, `__MACOSX/`, left out). SourceError if it cannot be read, or
+    holds more members than MAX_MEMBERS."""
     try:
-        with zipfile.ZipFile(archive) as handle:
+        with _zip_file(str(archive)) as handle:
             infos = handle.infolist()
     except (zipfile.BadZipFile, OSError) as exc:
         raise SourceError(str(archive), f"not a readable zip archive: {exc}") from exc
+    if len(infos) > MAX_MEMBERS:
+        raise SourceError(str(archive), _too_many(len(infos)))
     return [
         info.filename
         for info in infos
         if not info.is_dir() and not info.filename.startswith("__MACOSX/")
     ]
+
+
+def _zip_file(archive: str) -> zipfile.ZipFile:
+    """The archive opened, once its end record says its directory is within the bounds
+    (zipfile reads the whole directory, a few hundred bytes held per member)."""
+    members, size = _directory(archive)
+    if members > MAX_MEMBERS or size > MAX_DIRECTORY_BYTES:
+        raise SourceError(archive, _too_many(members, size))
+    return zipfile.ZipFile(archive)
+
+
+def _too_many(members: int, size: int | None = None) -> str:
+    held = f" ({size:,} bytes of directory)" if size is not None else ""
+    return (
+        f"a zip archive of {members:,} members{held}: more than an archive may hold "
+        f"({MAX_MEMBERS:,} members, {MAX_DIRECTORY_BYTES // 2**20}M of directory); unpack it "
+        "into a folder to load its files"
+    )
+
+
+def _directory(archive: str) -> tuple[int, int]:
+    """(members, bytes) of an archive's central directory, as its end record (or its ZIP64
+    end record) says; (0, 0) when there is none, for zipfile to say what is wrong."""
+    with open(archive, "rb") as handle:
+        end = handle.seek(0, os.SEEK_END)
+        start = max(0, end - END_RECORD - 0xFFFF)  # the record, and a comment of 64 KB at most
+        handle.seek(start)
+        tail = handle.read()
+        at = tail.rfind(b"PK\x05\x06")
+        if at < 0 or len(tail) - at < END_RECORD:
+            return 0, 0
+        fields = struct.unpack("<4s4H2LH", tail[at : at + END_RECORD])
+        members, size = fields[4], fields[5]
+        locator = tail[max(0, at - 20) : at]
+        if (members == 0xFFFF or size == 0xFFFFFFFF) and locator[:4] == b"PK\x06\x07":
+            handle.seek(struct.unpack("<4sLQL", locator)[2])
+            record = handle.read(56)
+            if len(record) == 56 and record[:4] == b"PK\x06\x06":
+                members, size = struct.unpack("<4sQ2H2L4Q", record)[7:9]
+    return members, size
 
 
 def is_compressed(location: str) -> bool:
@@ -154,6 +206,7 @@ def _open_content(location: str) -> tuple[BinaryIO, int | None]:
         if kind == "zip" and member is not None:
             raise SourceError(location, "a zip archive inside a zip archive is not read")
         if kind == "zip":  # discovery lists a readable archive's members instead
+            zip_members(Path(archive))  # raises why they cannot be listed
             raise SourceError(location, "a zip archive whose members cannot be listed (damaged?)")
         if kind is None:
             return handle, stored if deflated else None
@@ -198,7 +251,7 @@ def _open_archive(archive: str) -> zipfile.ZipFile:
         held = _OPEN_ARCHIVE.get(key)
         if held is None:
             _close_archives()
-            held = _OPEN_ARCHIVE[key] = zipfile.ZipFile(archive)
+            held = _OPEN_ARCHIVE[key] = _zip_file(archive)
         return held
 
 
@@ -227,13 +280,74 @@ def _decompressor(kind: str, handle: BinaryIO) -> BinaryIO:
     if kind == "bzip2":
         return bz2.BZ2File(handle)  # type: ignore[return-value]
     if kind == "xz":
-        return lzma.LZMAFile(handle)  # type: ignore[return-value]
+        return io.BufferedReader(_XzStreams(handle), CHUNK)  # type: ignore[return-value]
     reader = zstandard.ZstdDecompressor(max_window_size=ZSTD_MAX_WINDOW).stream_reader(
         _FramesChecked(handle),  # type: ignore[arg-type]
         read_across_frames=True,
         closefd=True,
     )
     return reader
+
+
+class Refused(Exception):
+    """Compressed data that asks for more memory than it may have to be decompressed."""
+
+
+class _XzStreams(io.RawIOBase):
+    """xz streams one after another (as lzma.LZMAFile reads them), each decoded within
+    XZ_MEMORY: liblzma would otherwise allocate whatever dictionary a header asks for."""
+
+    def __init__(self, handle: BinaryIO) -> None:
+        self.handle = handle
+        self.decoder = self._decoder()
+        self.streams = 1
+
+    def readable(self) -> bool:
+        return True
+
+    def _decoder(self) -> lzma.LZMADecompressor:
+        return lzma.LZMADecompressor(memlimit=XZ_MEMORY)
+
+    def readinto(self, buffer: memoryview) -> int:  # type: ignore[override]
+        try:
+            data = self._next(len(buffer))
+        except lzma.LZMAError as exc:
+            if "Memory usage limit" in str(exc):
+                raise Refused(
+                    f"an xz stream whose dictionary needs more than {XZ_MEMORY // 2**20}M to "
+                    "decompress: not read"
+                ) from exc
+            raise
+        buffer[: len(data)] = data
+        return len(data)
+
+    def _next(self, size: int) -> bytes:
+        """The next decompressed bytes (b"" at the end of the last stream)."""
+        while True:
+            if self.decoder.eof:
+                rest = self.decoder.unused_data or self.handle.read(CHUNK)
+                if not rest:
+                    return b""
+                self.decoder = self._decoder()
+                try:
+                    data = self.decoder.decompress(rest, size)
+                except lzma.LZMAError as exc:
+                    if "Memory usage limit" in str(exc):
+                        raise
+                    return b""  # what follows the streams is not one: ignored, as LZMAFile does
+            elif self.decoder.needs_input:
+                raw = self.handle.read(CHUNK)
+                if not raw:
+                    raise EOFError("the input ends before the end of the xz stream")
+                data = self.decoder.decompress(raw, size)
+            else:
+                data = self.decoder.decompress(b"", size)
+            if data:
+                return data
+
+    def close(self) -> None:
+        self.handle.close()
+        super().close()
 
 
 class _FramesChecked(io.RawIOBase):
@@ -384,6 +498,8 @@ class _Decompressed(io.RawIOBase):
             data = self.stream.read(min(len(buffer), CHUNK))
         except SourceError:
             raise
+        except Refused as exc:
+            raise SourceError(self.location, str(exc)) from exc
         except DAMAGED as exc:
             raise SourceError(
                 self.location,

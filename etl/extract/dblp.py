@@ -28,6 +28,9 @@ PAPERS = frozenset(
 )
 MAPPED = {"author", "title", "booktitle", "journal", "year", "ee"}
 CHUNK = 1 << 16
+# Bytes before the root element (the declaration and DTD): libxml2 holds every entity a DTD
+# declares, so a DTD of a million declarations would take gigabytes. DBLP's names its DTD.
+MAX_PROLOG = 1 << 20
 # DBLP's DTD declares the ISO 8879 character entities; the same names as HTML's. It is given
 # to the parser for any DTD a file names, so that no file is read but the input itself.
 ENTITIES_DTD = "".join(
@@ -63,6 +66,12 @@ def read_dblp(source: SourceFile, encoding: str) -> Iterator[RawRecord | Reject]
     record = _Bounded(limits.current())
     with open_bytes(source.path) as handle:
         while chunk := handle.read(CHUNK):
+            if root is None and handle.tell() > MAX_PROLOG + CHUNK:
+                raise SourceError(
+                    source.path,
+                    f"over {MAX_PROLOG // 2**20}M before the root element (an internal DTD "
+                    "that large is not read)",
+                )
             try:
                 parser.feed(chunk)
                 events = list(parser.read_events())

@@ -281,6 +281,11 @@ def json_records(
             in_list = False
         elif in_object and not in_list and event == "map_key":
             key = value
+        elif key is not None and len(key) > limits.field_size:  # a record's id: not held
+            if event in ("start_map", "start_array"):
+                _pass(events, guarded)
+            reason = f"its key is {len(key):,} characters; the limit is {limits.field_size:,}"
+            yield key[:RAW_KEPT], OverLimit(f"{reason} (--max-field-size)", key[:RAW_KEPT])
         elif in_object and not in_list and event == "start_array":
             in_list = True
         elif event in ("start_map", "start_array"):
