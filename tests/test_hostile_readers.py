@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import bz2
 import gzip
-import io
 import json
 import os
 import subprocess
@@ -23,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from etl.extract import bibtex, limits
+from etl.extract import bibtex
 from etl.models import RunReport
 from etl.pipeline import RunOptions, run
 from tests.conftest import fetch, fetch_one, fresh_postgres_database
@@ -130,7 +129,9 @@ def shape_file(folder: Path, name: str, *hostile: str) -> Path:
     and another good record."""
     make, wrap = SHAPES[name]
     texts = [json.dumps(make(1))]
-    texts += [json.dumps(make(n)).replace('"x": null', '"x": ' + x) for n, x in enumerate(hostile, 2)]
+    texts += [
+        json.dumps(make(n)).replace('"x": null', '"x": ' + x) for n, x in enumerate(hostile, 2)
+    ]
     texts.append(json.dumps(make(len(hostile) + 2)))
     path = folder / name
     path.write_text(wrap(texts), "utf-8")
@@ -172,7 +173,10 @@ def test_a_record_past_any_limit_in_any_shape_is_a_reject_in_bounded_memory(
         (name, 4, VALUES_REASON),
     ]
     assert len(titles(sqlite_url)) == 2  # the records on either side load
-    assert int(str(fetch_one(sqlite_url, "SELECT coalesce(max(length(extra)), 0) FROM papers"))) < 1_000
+    assert (
+        int(str(fetch_one(sqlite_url, "SELECT coalesce(max(length(extra)), 0) FROM papers")))
+        < 1_000
+    )
 
 
 def test_a_deep_value_fails_no_run_on_either_backend(db_url: str, tmp_path: Path) -> None:
@@ -343,7 +347,9 @@ def test_junk_after_a_bibtex_entry_is_read_past_in_bounded_memory(
 ) -> None:
     folder = tmp_path / "in"
     folder.mkdir()
-    entry = "@article{{{key},\n  title = {{{title}}},\n  author = {{Doe, Jane}},\n  year = 2020\n}}\n"
+    entry = (
+        "@article{{{key},\n  title = {{{title}}},\n  author = {{Doe, Jane}},\n  year = 2020\n}}\n"
+    )
     with gzip.open(folder / "refs.bib.gz", "wt", encoding="utf-8") as handle:  # 60 MB, 200 KB
         handle.write(entry.format(key="a1", title="Before the junk"))
         handle.write(("junk " * 19 + "\n") * 600_000)
@@ -475,9 +481,7 @@ def test_an_openalex_line_of_millions_of_positions_is_a_reject_never_parsed_whol
     assert peak_kb < EXTRACT_BOUND_KB, f"peak {peak_kb} KB"
 
 
-def test_an_inverted_index_past_the_word_limit_is_refused_before_its_positions_are_placed() -> (
-    None
-):
+def test_an_inverted_index_past_the_word_limit_is_refused_before_its_positions_are_placed() -> None:
     import tracemalloc
 
     from etl.extract.openalex import MAX_ABSTRACT_WORDS, rebuild_abstract
@@ -509,7 +513,10 @@ def test_a_field_past_the_limit_in_an_openalex_work_is_a_reject_not_stored(
     result = etl("run", str(folder), "--db", db_url, "-q", "--workers", "1", cwd=tmp_path)
     assert result.returncode == 3, result.stdout + result.stderr
     found = rejects(db_url)
-    assert found[:2] == [("openalex-page.json", 2, FIELD_REASON), ("openalex.jsonl", 2, FIELD_REASON)]
+    assert found[:2] == [
+        ("openalex-page.json", 2, FIELD_REASON),
+        ("openalex.jsonl", 2, FIELD_REASON),
+    ]
     assert found[2][:2] == ("s2-page.json", 2)
     assert found[2][2].startswith("record is over 16,777,216 characters (about 17,0")
     longest = fetch_one(db_url, "SELECT coalesce(max(length(extra)), 0) FROM papers")
@@ -549,9 +556,7 @@ def test_a_deflate_bomb_in_a_zip_member_and_a_gzip_inside_one_stop_at_their_boun
     bomb = b"[" + b" " * 200_000_000 + b"]"
     with zipfile.ZipFile(folder / "lists.zip", "w", zipfile.ZIP_DEFLATED) as archive:
         archive.writestr("deflated.json", bomb)  # 200 MB in 200 KB
-        archive.writestr(
-            zipfile.ZipInfo("inner.json.gz"), gzip.compress(bomb), zipfile.ZIP_STORED
-        )
+        archive.writestr(zipfile.ZipInfo("inner.json.gz"), gzip.compress(bomb), zipfile.ZIP_STORED)
         archive.writestr("good.json", json.dumps(GOOD))
     result = etl("run", str(folder), "--db", sqlite_url, "-q", "--workers", "1", cwd=tmp_path)
     assert result.returncode == 3, result.stdout + result.stderr
@@ -674,8 +679,16 @@ def test_an_xml_dtd_of_a_million_entity_declarations_is_not_read(
         handle.write(']>\n<dblp><article key="x/a"><title>&e5;.</title></article></dblp>\n')
     good_file(folder)
     status, peak_kb, output = measured_run(
-        "run", str(folder), "--db", sqlite_url, "-q", "--workers", "1",
-        "--source-format", "dblp", cwd=tmp_path,
+        "run",
+        str(folder),
+        "--db",
+        sqlite_url,
+        "-q",
+        "--workers",
+        "1",
+        "--source-format",
+        "dblp",
+        cwd=tmp_path,
     )
     assert status == 3, output
     assert peak_kb < BOUND_KB, f"peak {peak_kb} KB"

@@ -280,7 +280,7 @@ def _decompressor(kind: str, handle: BinaryIO) -> BinaryIO:
     if kind == "bzip2":
         return bz2.BZ2File(handle)  # type: ignore[return-value]
     if kind == "xz":
-        return io.BufferedReader(_XzStreams(handle), CHUNK)  # type: ignore[return-value]
+        return io.BufferedReader(_XzStreams(handle), CHUNK)
     reader = zstandard.ZstdDecompressor(max_window_size=ZSTD_MAX_WINDOW).stream_reader(
         _FramesChecked(handle),  # type: ignore[arg-type]
         read_across_frames=True,

@@ -57,7 +57,7 @@ class Limits:
     values: int = 1_000_000
     expansion: int = 100  # times its stored size a compressed file may hold (`--max-expansion`)
     expanded_size: int = 64 * 2**30  # bytes a compressed file may hold (`--max-expanded-size`)
-    rejects: int = 1_000  # rejects a file may have while they outnumber its records (`--max-rejects`)
+    rejects: int = 1_000  # a file's rejects, while they outnumber its records (`--max-rejects`)
 
     def for_records(self) -> tuple[int, int, int, int]:
         """The limits that decide which records are rejected (changing one reads every file
