@@ -158,7 +158,7 @@ def zip_members(path: Path, _papers: int) -> None:
 def zip_deflate_bomb(path: Path, _papers: int) -> None:
     """Beyond: a zip member deflating 4 GB of spaces, and a gzip bomb inside another."""
     with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
-        with archive.open("deflated.json", "w") as member:
+        with archive.open("deflated.json", "w", force_zip64=True) as member:
             member.write(b"[")
             for _ in range(400):
                 member.write(b" " * 10_000_000)

@@ -39,6 +39,8 @@ BATCH_CHARS = 8 * 2**20
 # between two sources' transactions, or a paper deleted under it) is loaded again, this often.
 SOURCE_ATTEMPTS = 5
 RETRIED_SQLSTATES = frozenset({"40P01", "40001", "23503"})
+# Rejects kept of a file that fails for having too many (each holds at most 10,000 characters).
+KEPT_REJECTS = 1_000
 
 ProgressCallback = Callable[[str, int], None]  # (event, count): "source" or "records"
 
@@ -342,7 +344,7 @@ class _Run:
                 counts = self._write_source(connection, source)
         except SourceError as exc:
             where = (source.path, source.format) if source else (str(path), "unknown")
-            kept = self._keep_rejects(exc.kept) if isinstance(exc, TooManyRejects) else 0
+            kept = self._keep_rejects(exc.kept) if isinstance(exc, _TooManyRejects) else 0
             return SourceReport(*where, "failed", rejects=kept, message=str(exc))
         self.counts.add(counts)
         return SourceReport(source.path, source.format, "loaded", counts.records, counts.rejects)
@@ -466,8 +468,9 @@ def _read_or_fail(path: str, batches: Iterator[Result]) -> Iterator[Result]:
         raise extract.unreadable(path, exc) from exc
 
 
-class TooManyRejects(SourceError):
-    """A file that is mostly rejects: it fails, and its first rejects are kept."""
+class _TooManyRejects(SourceError):
+    """A file that is mostly rejects: it fails, and its first rejects are kept (caught by
+    the source's load, never raised past it)."""
 
     def __init__(self, path: str, message: str, kept: list[Reject]) -> None:
         super().__init__(path, message)
@@ -475,7 +478,7 @@ class TooManyRejects(SourceError):
 
 
 def _counted(path: str, batches: Iterator[Result], most: int) -> Iterator[Result]:
-    """A source's batches, failing it (TooManyRejects) once its rejects pass `most` and
+    """A source's batches, failing it (_TooManyRejects) once its rejects pass `most` and
     outnumber its records so far: a file that is mostly rejects (a binary or hostile file
     read as lines) would otherwise fill the `rejects` table with all of itself."""
     records = rejected = 0
@@ -483,13 +486,13 @@ def _counted(path: str, batches: Iterator[Result], most: int) -> Iterator[Result
     for papers, rejects in batches:
         records += len(papers)
         rejected += len(rejects)
-        kept.extend(rejects[: most - len(kept)])
+        kept.extend(rejects[: min(most, KEPT_REJECTS) - len(kept)])
         if rejected > most and rejected > records:
-            raise TooManyRejects(
+            raise _TooManyRejects(
                 path,
-                f"{rejected:,} of its first {records + rejected:,} records are rejects, more "
-                f"than --max-rejects {most:,} and more than the records loaded: the file fails "
-                f"(its first {len(kept):,} rejects are kept in the `rejects` table)",
+                f"{rejected:,} of its first {records + rejected:,} records are rejects (over "
+                f"--max-rejects {most:,}, and more than its records): the file fails; its "
+                f"first {len(kept):,} rejects are kept in `rejects`",
                 kept,
             )
         yield papers, rejects

@@ -10,6 +10,7 @@ pure it can run in a worker process. Venues are named canonically from the table
 
 from __future__ import annotations
 
+import dataclasses
 import stat
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -167,10 +168,12 @@ def unreadable(path: str, exc: Exception) -> SourceError:
 def parse_item(item: Item) -> RawRecord | Reject:
     """A record or reject from what `read_items` gave (JSON Lines are parsed here), its text
     free of U+0000 and lone surrogates (which the databases cannot store), whatever reader
-    made it."""
+    made it; a reject's raw text cut to its first RAW_KEPT characters."""
     if isinstance(item, JsonLine):
         shaped = item.source.format in JSON_SHAPES
         item = json_shapes.parse_line(item) if shaped else parse_json_line(item)
+    if isinstance(item, Reject) and len(item.raw) > limits.RAW_KEPT:  # its start says why
+        item = dataclasses.replace(item, raw=item.raw[: limits.RAW_KEPT])
     return limits.storable(item)
 
 

@@ -155,7 +155,8 @@ def _directory(archive: str) -> tuple[int, int]:
         fields = struct.unpack("<4s4H2LH", tail[at : at + END_RECORD])
         members, size = fields[4], fields[5]
         locator = tail[max(0, at - 20) : at]
-        if (members == 0xFFFF or size == 0xFFFFFFFF) and locator[:4] == b"PK\x06\x07":
+        zip64 = len(locator) == 20 and locator[:4] == b"PK\x06\x07"
+        if (members == 0xFFFF or size == 0xFFFFFFFF) and zip64:
             handle.seek(struct.unpack("<4sLQL", locator)[2])
             record = handle.read(56)
             if len(record) == 56 and record[:4] == b"PK\x06\x06":

@@ -83,13 +83,17 @@ def read_dblp(source: SourceFile, encoding: str) -> Iterator[RawRecord | Reject]
                 if event == "start":
                     if root is None:
                         root = element
+                    elif record.over:
+                        record.depth += 1  # inside a record past a limit: nothing counted
                     else:
                         record.start(element, _is_record(element, root))
                     continue
+                if record.over and element is not record.record:
+                    record.depth -= 1
+                    _drop(element)  # a field of a record past a limit: freed now
+                    continue
                 record.end(element)
                 if not _is_record(element, root):
-                    if record.over:  # a field of a record past a limit: freed now
-                        _drop(element)
                     continue  # a field of a record, read with it
                 if element.tag in PAPERS:
                     count += 1
