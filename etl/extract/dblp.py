@@ -110,9 +110,9 @@ def read_dblp(source: SourceFile, encoding: str) -> Iterator[RawRecord | Reject]
 
 
 class _Bounded:
-    """What the record being read holds so far (elements and attributes as values, their
-    text and names as characters, its nesting), checked against the limits as its events
-    come: libxml2 builds a record whole before its end, so it is bounded here."""
+    """What the record being read holds so far (its elements, texts and attributes as values,
+    their text and names as characters, its nesting), checked against the limits as its
+    events come: libxml2 builds a record whole before its end, so it is bounded here."""
 
     def __init__(self, chosen: limits.Limits) -> None:
         self.limits = chosen
@@ -133,7 +133,9 @@ class _Bounded:
         if is_record:
             self.reset()
             self.record = element
-        self._count(len(element.attrib) + 1, len(str(element.tag)) + 2)
+        # an element counts two values, itself and its text (libxml2 holds a node for each,
+        # and an empty element costs as much as the two); an attribute counts one
+        self._count(len(element.attrib) + 2, len(str(element.tag)) + 2)
         for name, value in element.attrib.items():
             self.size += len(name) + len(value) + 3
         if self.depth > self.limits.depth:
