@@ -1,11 +1,12 @@
 """Four loaders on files that share many papers with their neighbours, against a serial load.
 
-Usage: python benchmarks/bench_shared_loaders.py [--files 8] [--per-file 3000] [--shared 500]
-                                                 [--loaders 4] [--runs 5] [--pg-server URL]
+Usage (from the repository root, which holds the tests' helpers):
+    PYTHONPATH=. python benchmarks/bench_shared_loaders.py [--files 8] [--per-file 3000]
+        [--shared 500] [--loaders 4] [--runs 5] [--pg-server URL]
 
-The full size of the concurrent-loaders test (tests/test_concurrent_loaders.py runs a smaller
-one): records of about 23 rows a paper (authors, links, methods and acronyms shared between
-papers), each file's lines shuffled, `shared` records of each file also in the next. Loads
+The full size of the concurrent-loaders test (tests/e2e/test_concurrent_loaders.py runs a
+smaller one): records of about 23 rows a paper (authors, links, methods and acronyms shared
+between papers), each file's lines shuffled, `shared` records of each file also in the next. Loads
 them once serially, then `--runs` times with `--loaders` `etl run --shard I/L` processes
 started together into a fresh database; for each run prints the loaders' exit codes, the
 server's deadlock count, the wall time, and whether every table equals the serial load's by
@@ -23,18 +24,17 @@ from pathlib import Path
 from bench_load import DEFAULT_PG_SERVER, OUT, recreate_database
 from sqlalchemy import create_engine, text
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))  # the tests' corpus and snapshot helpers
-
-from etl.load import upgrade_to_head  # noqa: E402
-from tests.conftest import fetch_one, load  # noqa: E402
-from tests.test_concurrent_loaders import (  # noqa: E402
+from etl.load import upgrade_to_head
+from tests.helpers import (
     LOADERS_KEY,
-    _wait_until_blocked,
+    fetch_one,
+    load,
     snapshot,
+    wait_until_blocked,
     write_shared_heavy,
 )
 
+ROOT = Path(__file__).resolve().parent.parent
 COMMAND = [sys.executable, "-m", "etl", "run", "-q", "--workers", "1"]
 DEADLOCKS = "SELECT deadlocks FROM pg_stat_database WHERE datname = current_database()"
 
@@ -54,7 +54,7 @@ def together(folder: Path, url: str, loaders: int) -> tuple[list[int], float]:
                 )
                 for index in range(1, loaders + 1)
             ]
-            _wait_until_blocked(url, sessions=loaders, seconds=600)
+            wait_until_blocked(url, sessions=loaders, seconds=600)
             started = time.perf_counter()
             connection.execute(text("SELECT pg_advisory_unlock(:a, :b)"), LOADERS_KEY)
             connection.commit()

@@ -1,7 +1,7 @@
 """Database administration for BI users: a read-only role on PostgreSQL.
 
 What the role can and cannot do is listed in docs/security.md; each claim is
-tested by logging in as the role (tests/test_hostile.py).
+tested by logging in as the role (tests/read/test_read_safety.py).
 """
 
 from __future__ import annotations
