@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import os
 import sys
+import textwrap
 import traceback
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -29,6 +30,7 @@ from rich.progress import (
 from etl import __version__
 from etl.config import mask_url, resolve_database_url, scrub
 from etl.errors import EtlError, not_utf8, shown_bytes
+from etl.extract import FORMATS as SHAPES
 from etl.extract.limits import DEFAULT as DEFAULT_LIMITS
 from etl.extract.limits import Limits
 from etl.models import CHANGE_KINDS, RunReport
@@ -162,7 +164,31 @@ def main(debug: bool) -> None:
     """
 
 
-@main.command("run")
+def _run_help() -> str:
+    """`etl run`'s description, listing the input shapes the extract stage registers."""
+    width = max(map(len, SHAPES))
+    shapes = "\n".join(f"  {name:<{width}}  {what}" for name, what in SHAPES.items())
+    return f"""Load paper lists and metadata files into the database.
+
+    PATH may be a file, a folder or a glob. Each file's shape is read from its content
+    (gzip, bzip2, xz, zstd and zip members too); --source-format names it when the content
+    cannot tell. With no PATH, the packaged sample lists (ICML 2025) are loaded. Unchanged
+    files are skipped; each file is loaded in one transaction. The shapes:
+
+    \b
+{textwrap.indent(shapes, "    ")}
+
+    Exit status: 0 all loaded; 1 error, nothing loaded; 3 loaded, but some files failed or
+    records were rejected (see the `rejects` table).
+
+    A record past --max-depth, --max-record-size, --max-field-size or --max-values is
+    rejected; a file that cannot be read within them fails alone, as does a compressed file
+    that expands past --max-expansion or --max-expanded-size, and a file whose rejects pass
+    --max-rejects and outnumber its records.
+    """
+
+
+@main.command("run", help=_run_help())
 @click.argument("paths", nargs=-1, metavar="[PATH]...")
 @db_option
 @click.option("--venue", help="Venue for every record (overrides headers and file names).")
@@ -268,9 +294,9 @@ def main(debug: bool) -> None:
 @click.option(
     "--source-format",
     metavar="NAME",
-    help="The shape of every file, for files whose content is ambiguous: text, json, jsonl, "
-    "csv, arxiv, openalex, openreview, semantic-scholar, crossref, dblp, bibtex, pwc-papers, "
-    "pwc-links (default: from each file's content).",
+    help="The shape of every file, for files whose content is ambiguous: "
+    + ", ".join(SHAPES)
+    + " (default: from each file's content).",
 )
 @click.option(
     "--dask",
@@ -304,20 +330,7 @@ def run_command(
     dask: str | None,
     quiet: bool,
 ) -> None:
-    """Load paper lists into the database.
-
-    PATH may be a file, a folder or a glob of plain-text abstract lists (.txt), JSON, JSON Lines
-    or CSV exports. With no PATH, the packaged sample lists (ICML 2025) are loaded. Unchanged
-    files are skipped; each file is loaded in one transaction.
-
-    Exit status: 0 all loaded; 1 error, nothing loaded; 3 loaded, but some files failed or
-    records were rejected (see the `rejects` table).
-
-    A record past --max-depth, --max-record-size, --max-field-size or --max-values is
-    rejected; a file that cannot be read within them fails alone, as does a compressed file
-    that expands past --max-expansion or --max-expanded-size, and a file whose rejects pass
-    --max-rejects and outnumber its records.
-    """
+    """Load paper lists and metadata files (the description is `_run_help`'s)."""
     from etl.pipeline import RunOptions, run
 
     stop_on_sigterm()

@@ -283,7 +283,8 @@ class _Run:
     def tidy(self) -> None:
         """Delete orphaned lookup rows and papers whose removal another loader held up
         (waiting for other loaders to finish), and merge the search index's segments, when
-        this run's work calls for it."""
+        this run's work calls for it; then bring the planner's statistics up to date (in a
+        transaction of its own, not holding other loaders up)."""
         counts = self.counts
         # Only these can leave rows no paper refers to: changed or removed papers, a source
         # that failed after adding its lookup rows, and a run that died meanwhile.
@@ -301,6 +302,9 @@ class _Run:
                     load.delete_orphans(connection)
                 if optimize:
                     load.optimize_search(connection)
+        changed = counts.inserted + counts.updated + counts.removed
+        with self.timed("analyze"), self.engine.begin() as connection, signals_held():
+            load.refresh_statistics(connection, changed)
 
     def load_source(self, path: Path, *, wait: bool) -> SourceReport | None:
         """Load one file atomically, again if a concurrent loader's change rolled it back."""

@@ -11,6 +11,9 @@ from __future__ import annotations
 
 import math
 import re
+import resource
+import subprocess
+import sys
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -25,6 +28,13 @@ from etl.load.database import package_dir, sql_dir
 from etl.output import plain
 
 CHART_WIDTH = 560
+# A chart drawn in a child process first, under a virtual-memory limit: vl-convert's V8 engine
+# reserves a large range of address space when it starts, and a limit that refuses it aborts
+# the whole process (SIGTRAP, exit status 133) before Python can catch anything.
+PROBE = (
+    "import vl_convert; vl_convert.vegalite_to_svg({'mark': 'bar', 'data': {'values': "
+    "[{'a': 1}]}, 'encoding': {'x': {'field': 'a', 'type': 'quantitative'}}})"
+)
 BAR_STEP = 18
 WITH_CODE, WITHOUT_CODE = "with code", "without code"
 
@@ -63,6 +73,7 @@ def build_report(engine: Engine) -> str:
         import vl_convert  # noqa: F401
     except ImportError as exc:
         raise EtlError(f'etl report needs {exc.name}: pip install ".[report]"') from exc
+    check_renderer()
     _, totals = query(engine, "totals")
     sections = [builder(engine) for builder in SECTIONS]
     environment = jinja2.Environment(
@@ -77,6 +88,28 @@ def build_report(engine: Engine) -> str:
         generated=datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
         dialect=engine.dialect.name,
     )
+
+
+def check_renderer() -> None:
+    """Refuse, with what to do, to draw charts under a virtual-memory limit the chart renderer
+    cannot start within (tried in a child process: it would abort this one)."""
+    limit, _ = resource.getrlimit(resource.RLIMIT_AS)
+    if limit == resource.RLIM_INFINITY:
+        return
+    probe = subprocess.run([sys.executable, "-c", PROBE], capture_output=True, text=True)
+    if probe.returncode == 0:
+        return
+    kib = limit // 1024
+    if probe.returncode < 0:  # killed by a signal: V8 aborted on its reservation
+        raise EtlError(
+            f"etl report cannot draw its charts under this process's virtual-memory limit "
+            f"(ulimit -v {kib}, in KiB): the chart renderer (vl-convert, which embeds the V8 "
+            f"JavaScript engine) reserves some 64 GiB of address space, not memory, when it "
+            f"starts, and the system stopped it. Run it without the limit (ulimit -v "
+            f"unlimited) or with a larger one (ulimit -v 70000000)"
+        )
+    last = (probe.stderr.strip().splitlines() or ["no message"])[-1]
+    raise EtlError(f"etl report cannot start its chart renderer (vl-convert): {last}")
 
 
 def write_report(engine: Engine, output: Path) -> int:

@@ -2,7 +2,9 @@
 
 Titles and descriptions come from where the PostgreSQL `COMMENT`s come from: the header
 comments of `sql/views/*.sql` and the `comment=` of the tables in `etl/load/schema.py`.
-Canned queries are the files of `sql/datasette/`. Datasette is an optional dependency
+Canned queries are the files of `sql/datasette/`; a paper's page and the query page's title
+are templates of `etl/data/datasette/`, fed by etl/datasette_plugin.py and the queries of
+`sql/paper/`. Datasette is an optional dependency
 (`pip install ".[serve]"`) and reads SQLite only.
 """
 
@@ -16,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from etl.errors import DatabaseError, EtlError
-from etl.load.database import ViewDefinition, sql_dir, view_definitions
+from etl.load.database import ViewDefinition, package_dir, sql_dir, view_definitions
 from etl.load.schema import metadata as schema_metadata
 
 DEFAULT_HOST = "127.0.0.1"
@@ -199,7 +201,10 @@ def build_datasette(path: Path) -> Any:
         raise EtlError('etl serve needs Datasette: pip install ".[serve]"') from exc
     check_database(path)
     datasette = Datasette(
-        files=[str(path)], metadata=datasette_metadata(path.stem), settings=SETTINGS
+        files=[str(path)],
+        metadata=datasette_metadata(path.stem),
+        settings=SETTINGS,
+        template_dir=str(package_dir("etl.data", "etl/data") / "datasette"),
     )
     from datasette.plugins import pm
 

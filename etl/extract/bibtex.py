@@ -5,8 +5,10 @@ entries are parsed a batch at a time, `@string` definitions carried over from ba
 and values joined with `#` resolved (etl.extract.bibtex_values), bounded by the field size;
 a file that never closes a brace is cut at the next entry line once the entry grows past the
 largest record, so memory stays bounded. Authors are split on `and` (each slot as written,
-`and others` left out), names made text from LaTeX (`{\\"u}` -> `ü`); venue from `booktitle`
-(else `journal`); ids from `doi`, `eprint` (arXiv) and DBLP's citation keys (`DBLP:...`).
+`and others` left out, a trailing comma dropped), names, venue and ids made text from LaTeX
+(`{\\"u}` -> `ü`, `{N}eural` -> `Neural`); venue from `booktitle` (else `journal`); ids from
+`doi`, `eprint` (arXiv), an arXiv id the venue names (`journal = {Ar{X}iv:2306.01116}`) and
+DBLP's citation keys (`DBLP:...`).
 Volumes (`@proceedings`) hold no paper and are not read.
 """
 
@@ -24,10 +26,18 @@ from bibtexparser.library import Library
 from bibtexparser.model import DuplicateBlockKeyBlock, Entry, ParsingFailedBlock
 
 from etl.extract import limits
-from etl.extract.bibtex_values import Macros, resolve
+from etl.extract.bibtex_values import Macros, id_text, resolve, trim_names, venue_text
 from etl.extract.fields import MAX_ABSTRACT_CHARS
 from etl.extract.files import open_text
-from etl.extract.records import build, is_author, latex_to_text, one_line, venue_of, year_of
+from etl.extract.records import (
+    build,
+    dblp_homonyms,
+    is_author,
+    latex_to_text,
+    one_line,
+    venue_of,
+    year_of,
+)
 from etl.models import RawRecord, Reject, SourceFile
 
 # Failed blocks become rejects with their reason; the parser's own log lines would repeat it.
@@ -79,21 +89,31 @@ def read_bibtex(source: SourceFile, encoding: str) -> Iterator[RawRecord | Rejec
 def _resolved_record(
     entry: Entry, source: SourceFile, position: int, macros: Macros, cap: int
 ) -> RawRecord | Reject:
-    """The entry's record, its values resolved and its names split; a Reject when a value
-    grows past the field-size limit or a name cannot be split."""
+    """The entry's record, its values resolved, its field names in lower case and its names
+    split; a Reject when a value grows past the field-size limit or a name cannot be split."""
     for field in entry.fields:
         value = resolve(str(field.value), macros, cap)
         if value.cut:
             reason = f"field {field.key!r}: its @string joins make more than {cap:,} characters"
             return Reject(source.path, position, reason, (entry.raw or "")[:10_000])
         field.value = value.text
+        field.key = field.key.lower()  # `Author = {...}` is split into names as `author` is
     for middleware in NAME_MIDDLEWARES:
         split = middleware.transform_entry(entry, Library())
         if not isinstance(split, Entry):  # a name that cannot be split
             reason = f"BibTeX does not parse: {_error(split)}"  # type: ignore[arg-type]
             return Reject(source.path, position, reason, (entry.raw or "")[:10_000])
         entry = split
+        _trim_name_lists(entry)
     return _record(entry, source, position)
+
+
+def _trim_name_lists(entry: Entry) -> None:
+    """Drop the comma a name list may leave at a name's end, once split on `and` (before the
+    names are split into parts, which refuses a trailing comma)."""
+    for field in entry.fields:
+        if isinstance(field.value, list) and all(isinstance(v, str) for v in field.value):
+            field.value = trim_names(field.value)
 
 
 def _error(block: ParsingFailedBlock) -> str:
@@ -155,23 +175,32 @@ def _record(entry: Entry, source: SourceFile, position: int) -> RawRecord | Reje
     names = fields.get("author")
     authors = _names(names) if isinstance(names, list) else []
     more = isinstance(names, list) and len(authors) < len(names)
-    venue, venue_year, _ = venue_of(_plain(fields.get("booktitle") or fields.get("journal")))
-    ids = [("doi", _plain(fields.get("doi")) or "")]
-    eprint = _plain(fields.get("eprint"))
-    prefix = (_plain(fields.get("archiveprefix")) or _plain(fields.get("eprinttype")) or "").lower()
-    if eprint and prefix in ARXIV_PREFIXES:
+    homonyms: dict[str, str] = {}
+    if entry.key.upper().startswith("DBLP:"):  # DBLP's export numbers its homonyms
+        authors, homonyms = dblp_homonyms(authors)
+    written, arxiv_id = venue_text(_plain(fields.get("booktitle") or fields.get("journal")))
+    venue, venue_year, _ = venue_of(written)
+    doi = id_text(_plain(fields.get("doi"))) or ""
+    ids = [("doi", doi)]
+    eprint = id_text(_plain(fields.get("eprint")))
+    prefix = id_text(_plain(fields.get("archiveprefix")) or _plain(fields.get("eprinttype")))
+    if not (eprint and (prefix or "").lower() in ARXIV_PREFIXES):
+        eprint = arxiv_id
+    if eprint:
         ids.append(("arxiv", eprint))
     if entry.key.upper().startswith("DBLP:"):
         ids.append(("dblp", entry.key[5:]))
     extra: dict[str, Any] = {"ENTRYTYPE": entry.entry_type, "ID": entry.key}
+    if homonyms:
+        extra["dblp_homonyms"] = homonyms
     for key, value in fields.items():
         if key == "author" and not more:
             continue
         if key not in MAPPED or (key == "journal" and "booktitle" in fields):
             extra[key] = _written(value)
     links = [(name, _plain(fields.get(name)) or "") for name in LINK_FIELDS]
-    links.append(("doi", _plain(fields.get("doi")) or ""))
-    if eprint and prefix in ARXIV_PREFIXES:
+    links.append(("doi", doi))
+    if eprint:
         links.append(("arxiv", eprint))
     return build(
         source,

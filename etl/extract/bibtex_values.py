@@ -5,11 +5,24 @@ an `@string` macro. bibtexparser's own middleware replaces a value that is one m
 only and leaves a `#` join as written, so the joins are resolved here. Each macro is stored
 resolved, and a value (a macro's or a field's) stops growing at `cap` characters: a chain of
 `@string`s that each double the last would otherwise reach gigabytes in 40 lines.
+
+Values that name things (venue, ids, authors) are then made plain text from LaTeX
+(`Advances in {N}eural {I}nformation...`, `Bal{\\'a}zs`): see `venue_text` and `id_text`.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
+
+from etl.extract.records import latex_to_text
+
+# An arXiv id named in a venue: `arXiv:2306.01116`, `arXiv preprint arXiv:1607.06450`,
+# `arxiv.org/abs/2205.11916` (old ids: `arXiv:cs/0112017`).
+ARXIV_IN_VENUE_RE = re.compile(
+    r"(?i)\barxiv(?:\.org/(?:abs|pdf)/|\s*:\s*|\s+)"
+    r"(\d{4}\.\d{4,5}(?:v\d+)?|[a-z-]+(?:\.[a-z]{2})?/\d{7}(?:v\d+)?)"
+)
 
 
 class Macros:
@@ -91,3 +104,28 @@ def _part_text(part: str, macros: Macros) -> str:
         return part[1:-1]
     known = macros.get(part)
     return part if known is None else known
+
+
+def venue_text(value: str | None) -> tuple[str | None, str | None]:
+    """A `booktitle` or `journal` as plain text, and the arXiv id it names (`Ar{X}iv:2306.01116`
+    is the preprint 2306.01116, its venue arXiv); (None, None) for no value."""
+    if not value:
+        return None, None
+    plain = latex_to_text(value)
+    found = ARXIV_IN_VENUE_RE.search(plain)
+    if found is None:
+        return plain or None, None
+    return ARXIV_IN_VENUE_RE.sub("arXiv", plain), found.group(1)
+
+
+def id_text(value: str | None) -> str | None:
+    """An id field (`doi`, `eprint`) without LaTeX escapes or braces (`10.1000/a\\_b`)."""
+    if not value:
+        return None
+    return latex_to_text(value) if "\\" in value or "{" in value else value
+
+
+def trim_names(names: list[str]) -> list[str]:
+    """Author names split on `and`, without the comma a list may leave at a name's end
+    (`Ram{\\'o}n y Cajal, Santiago, and Azoulay, L.`): a trailing comma is no name part."""
+    return [name.rstrip().rstrip(",").rstrip() for name in names]

@@ -5,7 +5,8 @@ one record at a time with lxml, so memory stays flat on the multi-gigabyte dump.
 Publications (`article`, `inproceedings`, `incollection`, `book`, `phdthesis`,
 `mastersthesis`) are papers. Proceedings volumes, person records (`www`) and data sets hold no
 paper and are not read. The record's `key` is its identity key, and so are the DOIs and arXiv
-ids of its `ee` links; venue from `booktitle` (else `journal`), year from `year`.
+ids of its `ee` links; venue from `booktitle` (else `journal`), year from `year`. An author's
+homonym number (`Wei Zhang 0001`) is kept apart from the name, in `extra.dblp_homonyms`.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from lxml import etree
 from etl.errors import SourceError
 from etl.extract import limits
 from etl.extract.compressed import open_bytes
-from etl.extract.records import build, is_author, one_line, venue_of, year_of
+from etl.extract.records import build, dblp_homonyms, is_author, one_line, venue_of, year_of
 from etl.models import RawRecord, Reject, SourceFile
 
 PAPERS = frozenset(
@@ -193,7 +194,7 @@ def _record(element: Any, source: SourceFile, position: int) -> RawRecord | Reje
         children.setdefault(child.tag, []).append(value)
         if child.attrib:
             attributes.setdefault(child.tag, []).append(dict(child.attrib))
-    authors = [a for a in children.get("author", []) if a and is_author(a)]
+    authors, homonyms = dblp_homonyms(a for a in children.get("author", []) if a and is_author(a))
     title = one_line(" ".join(children.get("title", []))) or None
     if title and title.endswith(".") and not title.endswith(".."):
         title = title[:-1]  # DBLP ends every title with a full stop
@@ -207,6 +208,8 @@ def _record(element: Any, source: SourceFile, position: int) -> RawRecord | Reje
             extra[tag] = values[0] if len(values) == 1 else values
     if attributes:
         extra["attributes"] = attributes
+    if homonyms:
+        extra["dblp_homonyms"] = homonyms
     publtype = element.get("publtype")
     informal = publtype == "informal" or key.startswith("journals/corr/")
     return build(

@@ -1,9 +1,13 @@
 """OpenAlex works, from API pages (`results`) or snapshot lines: the abstract rebuilt from
 `abstract_inverted_index`, authors from `authorships` in order (their ORCID as each
-author's link), venue from `primary_location.source`, links from every location."""
+author's link), venue from `primary_location.source`, links from every location. Titles and
+abstracts come with HTML character references (`&amp;`, `&#13;` for a carriage return):
+they are decoded once."""
 
 from __future__ import annotations
 
+import html
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -22,6 +26,8 @@ from etl.models import RawRecord, Reject, SourceFile
 MAPPED = ("id", "doi", "title", "display_name", "abstract_inverted_index", "publication_year")
 # Sizes past which an inverted index is not an abstract (positions are word numbers).
 MAX_ABSTRACT_WORDS = 50_000
+# A line break left as the two characters `\n` (`&#13;\n`), not a LaTeX command (`\nabla`).
+ESCAPED_BREAK_RE = re.compile(r"\\r\\n|\\[rn](?![a-z])")
 
 
 def map_record(
@@ -43,7 +49,7 @@ def map_record(
         source,
         position,
         raw,
-        title=text(value.get("title")) or text(value.get("display_name")),
+        title=html_text(text(value.get("title")) or text(value.get("display_name"))),
         abstract=abstract,
         authors=authors,
         author_links=(("orcid", orcids),) if any(orcids) else (),
@@ -77,7 +83,15 @@ def rebuild_abstract(index: Any) -> tuple[str | None, str | None]:
                 return None, f"the word {word!r} has a position that is not a number: {spot!r}"
             placed.append((spot, word))
     placed.sort()
-    return " ".join(word for _, word in placed) or None, None
+    return html_text(" ".join(word for _, word in placed)), None
+
+
+def html_text(value: str | None) -> str | None:
+    """Text with its HTML character references decoded, once (`&amp;amp;` is `&amp;`), and
+    line breaks written as `\\n` made spaces."""
+    if not value:
+        return None
+    return ESCAPED_BREAK_RE.sub(" ", html.unescape(value)).strip() or None
 
 
 def _authors(authorships: Any) -> tuple[tuple[str, ...], tuple[str, ...]]:

@@ -21,6 +21,20 @@ SPACE_RE = re.compile(r"\s+")
 YEAR_RE = re.compile(r"(?<!\d)(1[89]\d{2}|20\d{2})(?!\d)")
 # Author names that name nobody: a hidden author list, or "and others".
 NOT_AUTHORS = frozenset({"anonymous", "anonymousauthor", "anonymousauthors", "others", "etal"})
+HOMONYM_RE = re.compile(r"^(.*\S)\s+(\d{4})$")  # `Wei Zhang 0001`: DBLP's homonym number
+LATEX_MARKS = ("\\", "{", "~")  # a value without them is no LaTeX to read
+UNESCAPED_PERCENT_RE = re.compile(r"(?<!\\)%")
+# Macros whose argument pylatexenc drops, but which only box or set the font of their text.
+KEPT_LATEX_MACROS = (
+    "mbox",
+    "makebox",
+    "hbox",
+    "texttt",
+    "textsf",
+    "textup",
+    "textmd",
+    "textnormal",
+)
 
 
 def build(
@@ -154,6 +168,20 @@ def known_venue(written: str | None) -> tuple[str | None, int | None]:
     return venue_in_name(written)
 
 
+def dblp_homonyms(names: Iterable[str]) -> tuple[list[str], dict[str, str]]:
+    """Names without DBLP's homonym numbers, and the numbers by name: `Zoltán Fülöp 0001` is
+    DBLP's first of several Zoltán Fülöps, an attribute of the author and not their name."""
+    plain: list[str] = []
+    numbers: dict[str, str] = {}
+    for name in names:
+        match = HOMONYM_RE.match(name)
+        if match:
+            name = match.group(1)
+            numbers[name] = match.group(2)
+        plain.append(name)
+    return plain, numbers
+
+
 def is_author(name: str) -> bool:
     """Whether a name names an author (not `Anonymous`, `others`, `et al.`)."""
     return re.sub(r"[\W_]", "", name.casefold()) not in NOT_AUTHORS
@@ -161,15 +189,28 @@ def is_author(name: str) -> bool:
 
 @lru_cache(maxsize=4096)
 def latex_to_text(value: str) -> str:
-    """LaTeX accents and braces made text (`Bal\\'azs` -> `Balázs`); other text unchanged."""
-    if "\\" not in value and "{" not in value:
+    """LaTeX accents, commands and braces made text (`Bal\\'azs` -> `Balázs`, `{N}eural` ->
+    `Neural`, `F.~P.` -> `F. P.`); other text unchanged. A brace left over (`$\\{$USENIX$\\}$`)
+    goes too: no name, venue or id holds one."""
+    if not any(mark in value for mark in LATEX_MARKS):
         return value
-    from pylatexenc.latex2text import LatexNodes2Text  # only sources written in LaTeX need it
+    try:  # `%` starts a LaTeX comment, but a BibTeX value means the character
+        text = _latex_reader().latex_to_text(UNESCAPED_PERCENT_RE.sub(r"\\%", value))
+    except Exception:  # pylatexenc's own errors: keep the value as written
+        return value
+    return SPACE_RE.sub(" ", text.replace("{", "").replace("}", "")).strip() or value
 
-    try:
-        return SPACE_RE.sub(" ", LatexNodes2Text().latex_to_text(value)).strip() or value
-    except Exception:  # pylatexenc's own errors: keep the name as written
-        return value
+
+@lru_cache(maxsize=1)
+def _latex_reader() -> Any:
+    """pylatexenc's LaTeX-to-text converter, keeping the text of the boxes and fonts it
+    would drop (`\\mbox{NeurIPS}`, `\\texttt{BERT}`)."""
+    from pylatexenc import latex2text  # only sources written in LaTeX need it
+
+    context = latex2text.get_default_latex_context_db()
+    kept = [latex2text.MacroTextSpec(name, "%s") for name in KEPT_LATEX_MACROS]
+    context.add_context_category("etl-kept", prepend=True, macros=kept)
+    return latex2text.LatexNodes2Text(latex_context=context)
 
 
 def dumps(value: Any) -> str:

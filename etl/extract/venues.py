@@ -18,14 +18,16 @@ from etl.wordlists import line_of, term_problem
 YEAR_RE = re.compile(r"(?<!\d)(19[5-9]\d|20\d{2})(?!\d)")
 # Words of a name: runs of letters or of digits (`nips2018` -> nips, 2018; `3DV` -> 3, dv).
 PIECE_RE = re.compile(r"[^\W\d_]+|\d+")
-MAX_SPELLING_PIECES = 6
+SEPARATORS = " -_,;:"  # trimmed from the ends of what a venue string says besides the venue
 
 
 @dataclass(frozen=True)
 class VenueTable:
-    """Spellings (lower-cased letters and digits only) to canonical names."""
+    """Spellings (lower-cased letters and digits only) to canonical names, and the most
+    pieces (words) a spelling has."""
 
     names: dict[str, str]
+    longest: int = 1
 
 
 def venue_key(text: str) -> str:
@@ -37,18 +39,20 @@ def load_venues(path: str | Path | None = None) -> VenueTable:
     """The packaged table, extended with a user's file in the same format when given."""
     names: dict[str, str] = {}
     default = resources.files("etl.data").joinpath("venues.toml").read_text("utf-8")
-    _add(names, default, "default venues")
+    longest = _add(names, default, "default venues")
     if path is not None:
         try:
             text = Path(path).read_text("utf-8")
         except (OSError, UnicodeDecodeError) as exc:
             raise VenueTableError(f"{path}: cannot read: {exc}") from exc
-        _add(names, text, str(path))
-    return VenueTable(names)
+        longest = max(longest, _add(names, text, str(path)))
+    return VenueTable(names, longest)
 
 
-def _add(names: dict[str, str], text: str, where: str) -> None:
-    """Add a TOML venues file's `[[venue]]` entries (name, spellings) to a table."""
+def _add(names: dict[str, str], text: str, where: str) -> int:
+    """Add a TOML venues file's `[[venue]]` entries (name, spellings) to a table; the most
+    words a spelling has."""
+    longest = 1
     try:
         entries = tomllib.loads(text).get("venue", [])
     except tomllib.TOMLDecodeError as exc:
@@ -68,6 +72,8 @@ def _add(names: dict[str, str], text: str, where: str) -> None:
                 at = line_of(text, spelling)
                 raise VenueTableError(f"{where}{at}: venue {name!r}: spelling {reason}")
             names[venue_key(spelling)] = name
+            longest = max(longest, len(PIECE_RE.findall(spelling.lower())))
+    return longest
 
 
 _table: VenueTable | None = None
@@ -89,10 +95,12 @@ def current_venues() -> VenueTable:
 
 def _find_known(pieces: list[str]) -> tuple[str, int, int] | None:
     """The longest run of pieces spelling a known venue: (name, start, end)."""
-    names = current_venues().names
+    table = current_venues()
+    names = table.names
     best: tuple[str, int, int] | None = None
     for start in range(len(pieces)):
-        for end in range(min(len(pieces), start + MAX_SPELLING_PIECES), start, -1):
+        # a spelling's words may come split finer (`Neur-IPS` -> neur, ips)
+        for end in range(min(len(pieces), start + 2 * table.longest), start, -1):
             name = names.get("".join(pieces[start:end]))
             if name:
                 if best is None or end - start > best[2] - best[1]:
@@ -118,11 +126,37 @@ def parse_venue(text: str) -> tuple[str | None, int | None, str | None]:
             owners.append(index)
     found = _find_known(pieces)
     if found is None:
-        return " ".join(words).strip(" -_,;:()") or None, year, None
+        return trimmed(" ".join(words)) or None, year, None
     name, start, end = found
     used = set(owners[start:end])
-    rest = " ".join(w for k, w in enumerate(words) if k not in used).strip(" -_,;:()")
+    rest = trimmed(" ".join(w for k, w in enumerate(words) if k not in used))
     return name, year, rest or None
+
+
+def trimmed(text: str) -> str:
+    """Text without separators at its ends, nor brackets that close nothing, open nothing or
+    wrap it whole: `(oral)` -> `oral`, `Systems (OSDI 16)` kept whole, `Proceedings (` ->
+    `Proceedings`."""
+    while True:
+        before = text = text.strip(SEPARATORS)
+        if text[:1] == "(" and text[-1:] == ")" and _balanced(text[1:-1]):
+            text = text[1:-1]
+        elif text[-1:] == "(" or (text[-1:] == ")" and text.count(")") > text.count("(")):
+            text = text[:-1]
+        elif text[:1] == ")" or (text[:1] == "(" and text.count("(") > text.count(")")):
+            text = text[1:]
+        if text == before:
+            return text
+
+
+def _balanced(text: str) -> bool:
+    """Whether every bracket of a text closes one it opened."""
+    depth = 0
+    for character in text:
+        depth += {"(": 1, ")": -1}.get(character, 0)
+        if depth < 0:
+            return False
+    return depth == 0
 
 
 def venue_in_name(text: str) -> tuple[str | None, int | None]:

@@ -4,8 +4,8 @@ Public entry points: `create_db_engine`, `upgrade_to_head`, `SourceLoader` and t
 bookkeeping re-exported here. The writer is split by job: `writer` (loading a source's
 batches), `methods` (method resolution), `sightings` (what sightings decide, removals),
 `sources` (source state), `taxonomy` (topic and task sync), `maintenance` (orphans, search
-index, full refresh); `search_index` and `foreign_keys` undo and restore what a fast first
-load changes in the schema.
+index, statistics, full refresh); `search_index` and `foreign_keys` undo and restore what a
+fast first load changes in the schema.
 """
 
 from etl.load.changes import record_run_start
@@ -19,7 +19,12 @@ from etl.load.database import (
 from etl.load.identity import FileKeys
 from etl.load.known import RememberedRows
 from etl.load.locks import RunLock, claim_source, exclude_loaders, hold_database, run_lock
-from etl.load.maintenance import clear_data, delete_orphans, optimize_search
+from etl.load.maintenance import (
+    clear_data,
+    delete_orphans,
+    optimize_search,
+    refresh_statistics,
+)
 from etl.load.runs import finish_run, record_rejects, start_run
 from etl.load.sightings import forget_source, remove_all_unseen
 from etl.load.sources import (
@@ -56,6 +61,7 @@ __all__ = [
     "record_rejects",
     "record_run_start",
     "recreate_views",
+    "refresh_statistics",
     "remove_all_unseen",
     "run_lock",
     "source_state",

@@ -218,7 +218,7 @@ def _strip_comments(sql: str) -> str:
 
 @dataclass(frozen=True)
 class ViewDefinition:
-    """A packaged view: its name, one-line description, column comments and SQL."""
+    """A packaged view: its name, description (its header comment), column comments and SQL."""
 
     name: str
     description: str
@@ -264,8 +264,9 @@ def _views_read(view: ViewDefinition) -> set[str]:
 
 
 def parse_view(name: str, sql: str) -> ViewDefinition:
-    """Read the header comments of a view file: the first is the description."""
-    description = ""
+    """Read the header comments of a view file: `column NAME: ...` lines describe columns,
+    the others, joined, the view (a description may run over several lines)."""
+    lines: list[str] = []
     columns: dict[str, str] = {}
     for line in sql.splitlines():
         if not line.startswith("--"):
@@ -273,9 +274,9 @@ def parse_view(name: str, sql: str) -> ViewDefinition:
         comment = line[2:].strip()
         if match := re.match(r"column\s+(\w+):\s*(.+)", comment):
             columns[match.group(1)] = match.group(2)
-        elif comment and not description:
-            description = comment
-    return ViewDefinition(name, description, columns, sql)
+        elif comment:
+            lines.append(comment)
+    return ViewDefinition(name, " ".join(lines), columns, sql)
 
 
 def recreate_views(connection: Connection) -> None:

@@ -47,9 +47,10 @@ import hashlib
 import os
 import time
 from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO
 
 from sqlalchemy import Connection, Engine, select, text
 from sqlalchemy.dialects import postgresql
@@ -113,23 +114,48 @@ def run_lock(engine: Engine, *, wait: bool = False, exclusive: bool = True) -> I
 
 @contextmanager
 def _file_lock(path: Path, *, wait: bool) -> Iterator[None]:
-    """An exclusive flock on a file; released by the OS even if the process is killed."""
-    handle = path.open("a+")
+    """An exclusive flock on a file, removed when the run ends; released by the OS even if
+    the process is killed (the file then stays, and the next run takes it over)."""
+    handle = _locked(path, wait=wait)
     try:
-        flags = fcntl.LOCK_EX if wait else fcntl.LOCK_EX | fcntl.LOCK_NB
-        try:
-            fcntl.flock(handle, flags)
-        except BlockingIOError as exc:
-            handle.seek(0)
-            holder = handle.read().strip() or "another process"
-            raise LockedError(BUSY_MESSAGE.format(holder=f" ({holder})")) from exc
         handle.seek(0)
         handle.truncate()
         handle.write(f"pid {os.getpid()} since {time.strftime('%Y-%m-%d %H:%M:%S')}")
         handle.flush()
         yield
     finally:
+        with suppress(OSError):  # still locked: no other run holds this file now
+            path.unlink()
         handle.close()
+
+
+def _locked(path: Path, *, wait: bool) -> IO[str]:
+    """The lock file, opened and locked. The holder removes it before it unlocks, so a run
+    that was waiting may have locked a removed file: it then locks the path's file anew."""
+    while True:
+        handle = path.open("a+")
+        try:
+            flags = fcntl.LOCK_EX if wait else fcntl.LOCK_EX | fcntl.LOCK_NB
+            try:
+                fcntl.flock(handle, flags)
+            except BlockingIOError as exc:
+                handle.seek(0)
+                holder = handle.read().strip() or "another process"
+                raise LockedError(BUSY_MESSAGE.format(holder=f" ({holder})")) from exc
+            if _same_file(handle, path):
+                return handle
+        except BaseException:
+            handle.close()
+            raise
+        handle.close()
+
+
+def _same_file(handle: IO[str], path: Path) -> bool:
+    """Whether an open file is still the one at a path (not removed nor replaced)."""
+    try:
+        return os.path.samestat(os.fstat(handle.fileno()), path.stat())
+    except FileNotFoundError:
+        return False
 
 
 @contextmanager

@@ -20,6 +20,7 @@ import click
 import pytest
 from click.testing import CliRunner
 from sqlalchemy import create_engine, text
+from sqlalchemy.engine import make_url
 
 from etl.cli import main
 from tests.helpers import POSTGRES_ADMIN_URL, etl
@@ -159,7 +160,8 @@ def test_every_etl_command_of_the_postgres_blocks_runs_against_the_server(
     exported: dict[str, str] = {}
     ran = 0
     for line in block.lines:
-        line = POSTGRES_URL.sub(postgres_url, line).replace("/data/lists", "seeds")
+        line = POSTGRES_URL.sub(lambda m: _as_user(m[0], postgres_url), line)
+        line = line.replace("/data/lists", "seeds")
         words = shlex.split(line.replace("bi_reader", docs_role), comments=True)
         if words[:1] == ["export"]:
             name, value = words[1].split("=", 1)
@@ -174,6 +176,14 @@ def test_every_etl_command_of_the_postgres_blocks_runs_against_the_server(
             assert done.returncode == 0, f"{block.name}: {line}\n{done.stderr}"
             ran += 1
     assert ran
+
+
+def _as_user(written: str, postgres_url: str) -> str:
+    """The test database's URL for a page's URL: as the page's read-only role when the page
+    connects as `bi_reader`, else as the tests' own role."""
+    if make_url(written).username != "bi_reader":
+        return postgres_url
+    return make_url(postgres_url).set(username="bi_reader").render_as_string(hide_password=False)
 
 
 # Pages whose queries read a history of several loads: on the sample, loaded once, they run

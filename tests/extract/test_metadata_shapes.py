@@ -137,7 +137,8 @@ def test_dblp_entities_records_and_what_is_not_a_paper() -> None:
         "Preface",
     ]  # the person page and the proceedings volume are not papers
     first = found[0]
-    assert first.authors == ("Ada Lovelace", "Jürgen Möller", "Wei Zhang 0001")
+    assert first.authors == ("Ada Lovelace", "Jürgen Möller", "Wei Zhang")  # homonym 0001 apart
+    assert json.loads(first.extra or "{}")["dblp_homonyms"] == {"Wei Zhang": "0001"}
     assert ("dblp", "conf/nips/LovelaceMZ19") in first.ids and (
         "doi",
         "10.5555/qgln.2019.7",

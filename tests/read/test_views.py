@@ -75,10 +75,33 @@ CONTRACT = {
         "later_papers_with_code",
     },
     "method_adoption": {"method", "kind", "year", "papers", "papers_with_code", "introduced_year"},
+    "venue_year_totals": {
+        "venue",
+        "year",
+        "papers",
+        "accepted",
+        "refused",
+        "papers_with_code",
+        "share_with_code",
+    },
+    "papers_sharing_tasks": {
+        "paper_id",
+        "label",
+        "related_paper_id",
+        "related_label",
+        "related_venue",
+        "related_year",
+        "shared_tasks",
+        "tasks",
+    },
+    "top_methods": {"year", "role", "method", "kind", "papers", "rank"},
 }
 # Views whose rows hold the time of a load (or are empty after a single one): not compared
 # across backends.
 LOAD_HISTORY = {"recent_changes", "code_released"}
+# Views the seeds leave empty (no two seed papers share a task): compared on other records in
+# tests/test_question_views.py.
+EMPTY_ON_SEEDS = {"papers_sharing_tasks"}
 
 
 def test_contract_views_exist_with_their_columns(seeded_url: str) -> None:
@@ -175,7 +198,7 @@ def test_seed_views_hold_identical_rows_on_sqlite_and_postgres(tmp_path: Path, s
             on_sqlite = sorted(tuple(map(normalise, r)) for r in fetch(sqlite_url, sql))
             on_postgres = sorted(tuple(map(normalise, r)) for r in fetch(postgres_url, sql))
             assert on_sqlite == on_postgres, view
-            assert on_sqlite, view
+            assert on_sqlite or view in EMPTY_ON_SEEDS, view
 
 
 @pytest.mark.postgres
