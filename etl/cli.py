@@ -181,8 +181,10 @@ def _run_help() -> str:
     Exit status: 0 all loaded; 1 error, nothing loaded; 3 loaded, but some files failed or
     records were rejected (see the `rejects` table).
 
-    A record past --max-depth, --max-record-size or --max-field-size is rejected; a file that
-    cannot be read within them fails alone.
+    A record past --max-depth, --max-record-size, --max-field-size or --max-values is
+    rejected; a file that cannot be read within them fails alone, as does a compressed file
+    that expands past --max-expansion or --max-expanded-size, and a file whose rejects pass
+    --max-rejects and outnumber its records.
     """
 
 
@@ -259,6 +261,37 @@ def _run_help() -> str:
     help="Characters one field may have; K, M, G suffixes.",
 )
 @click.option(
+    "--max-values",
+    type=click.IntRange(min=1),
+    default=DEFAULT_LIMITS.values,
+    show_default=True,
+    help="Values one record may hold: each string, number, key, list and object counts one.",
+)
+@click.option(
+    "--max-expansion",
+    type=click.IntRange(min=1),
+    default=DEFAULT_LIMITS.expansion,
+    show_default=True,
+    help="Times its own size a compressed file (or zip member) may expand to, past its first "
+    "64M; a file that expands further fails.",
+)
+@click.option(
+    "--max-expanded-size",
+    metavar="SIZE",
+    callback=_parse_size,
+    default="64G",
+    show_default=True,
+    help="Bytes a compressed file (or zip member) may expand to; K, M, G suffixes.",
+)
+@click.option(
+    "--max-rejects",
+    type=click.IntRange(min=1),
+    default=DEFAULT_LIMITS.rejects,
+    show_default=True,
+    help="Rejects a file may have when they outnumber its records; past them it fails "
+    "(its first rejects are kept).",
+)
+@click.option(
     "--source-format",
     metavar="NAME",
     help="The shape of every file, for files whose content is ambiguous: "
@@ -289,6 +322,10 @@ def run_command(
     max_depth: int,
     max_record_size: int,
     max_field_size: int,
+    max_values: int,
+    max_expansion: int,
+    max_expanded_size: int,
+    max_rejects: int,
     source_format: str | None,
     dask: str | None,
     quiet: bool,
@@ -310,7 +347,15 @@ def run_command(
         workers=workers,
         wait=wait,
         shard=shard,
-        limits=Limits(max_depth, max_record_size, max_field_size),
+        limits=Limits(
+            depth=max_depth,
+            record_size=max_record_size,
+            field_size=max_field_size,
+            values=max_values,
+            expansion=max_expansion,
+            expanded_size=max_expanded_size,
+            rejects=max_rejects,
+        ),
         source_format=source_format,
         dask=dask,
     )

@@ -14,6 +14,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Executor, Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from contextlib import AbstractContextManager, ExitStack, contextmanager
 
 from etl.extract import Item, VenueTable, limits, parse_item, use_venues
@@ -65,9 +66,20 @@ class TransformPool:
             with signals_held():  # submit may start a worker: never half-started
                 pending.append(executor.submit(transform_batch, batch, None))
             while len(pending) > self.workers:
-                yield _wait(pending.pop(0), timer)
+                yield self._wait(pending.pop(0), timer)
         while pending:
-            yield _wait(pending.pop(0), timer)
+            yield self._wait(pending.pop(0), timer)
+
+    def _wait(self, future: Future[Result], timer: Timer) -> Result:
+        """A worker's result; its exception (a MemoryError) is raised here, for the source
+        it was transforming to fail alone. A worker that died (killed for its memory) broke
+        the pool: the next source starts another."""
+        try:
+            with timer():
+                return future.result()
+        except BrokenProcessPool:
+            self.executor = None
+            raise
 
     def _executor(self) -> Executor | None:
         if self.workers == 1 or self.batches_seen < 2:
@@ -102,11 +114,6 @@ def _stopped_on_failure(executor: ProcessPoolExecutor) -> Iterator[ProcessPoolEx
             process.kill()
         raise
     executor.shutdown(wait=True)
-
-
-def _wait(future: Future[Result], timer: Timer) -> Result:
-    with timer():
-        return future.result()
 
 
 _worker_taxonomy: Taxonomy | None = None

@@ -23,7 +23,7 @@ from etl.extract.files import resolved
 from etl.failures import describe, is_database_failure
 from etl.fingerprint import fingerprint
 from etl.load.database import package_dir
-from etl.models import RunReport, SourceFile, SourceReport
+from etl.models import Reject, RunReport, SourceFile, SourceReport
 from etl.parallel import Result, TransformPool
 from etl.signals import signals_held
 from etl.spool import Spool
@@ -39,6 +39,8 @@ BATCH_CHARS = 8 * 2**20
 # between two sources' transactions, or a paper deleted under it) is loaded again, this often.
 SOURCE_ATTEMPTS = 5
 RETRIED_SQLSTATES = frozenset({"40P01", "40001", "23503"})
+# Rejects kept of a file that fails for having too many (each holds at most 10,000 characters).
+KEPT_REJECTS = 1_000
 
 ProgressCallback = Callable[[str, int], None]  # (event, count): "source" or "records"
 
@@ -345,12 +347,7 @@ class _Run:
                 if state and not fresh and _looks_unchanged(path, state, self.fingerprint):
                     return SourceReport(str(path), state.format, "unchanged")
                 with self.timed("extract"):
-                    source = extract.identify(
-                        path,
-                        venue=self.options.venue,
-                        year=self.options.year,
-                        source_format=self.options.source_format,
-                    )
+                    source = _identified(path, self.options)
                 known = (state.checksum, state.fingerprint) if state else None
                 if not fresh and known == (source.checksum, self.fingerprint):
                     load.touch_source(connection, source.path, source.mtime_ns)
@@ -358,9 +355,18 @@ class _Run:
                 counts = self._write_source(connection, source)
         except SourceError as exc:
             where = (source.path, source.format) if source else (str(path), "unknown")
-            return SourceReport(*where, "failed", message=str(exc))
+            kept = self._keep_rejects(exc.kept) if isinstance(exc, _TooManyRejects) else 0
+            return SourceReport(*where, "failed", rejects=kept, message=str(exc))
         self.counts.add(counts)
         return SourceReport(source.path, source.format, "loaded", counts.records, counts.rejects)
+
+    def _keep_rejects(self, rejects: Sequence[Reject]) -> int:
+        """Write the first rejects of a source that failed for having too many (its own
+        transaction rolled back), so that the `rejects` table shows why; how many."""
+        with self.transaction() as connection, signals_held():
+            load.record_rejects(connection, self.run_id, rejects)
+        self.counts.rejects += len(rejects)
+        return len(rejects)
 
     def _moved_here(self, connection: Connection, path: Path) -> bool:
         """Whether a known source whose file is gone is this file, moved (etl.load.sources);
@@ -380,6 +386,8 @@ class _Run:
             )
         with loader:  # puts back what a fast first load changed in the schema, and closes
             batches = self.pool.transform(self._batches(source), partial(self.timed, "transform"))
+            batches = _read_or_fail(source.path, batches)
+            batches = _counted(source.path, batches, self.options.limits.rejects)
             if loader.shared:  # other loaders write meanwhile: every lock before any write
                 batches = self._held_up_front(loader, batches)
             for papers, rejects in batches:
@@ -450,6 +458,57 @@ class _Run:
         )
 
 
+def _identified(path: Path, options: RunOptions) -> SourceFile:
+    """The file identified (extract.identify); whatever reading its head raised is that
+    file's failure."""
+    try:
+        return extract.identify(
+            path, venue=options.venue, year=options.year, source_format=options.source_format
+        )
+    except Exception as exc:
+        raise extract.unreadable(str(path), exc) from exc
+
+
+def _read_or_fail(path: str, batches: Iterator[Result]) -> Iterator[Result]:
+    """A source's transformed batches; whatever reading, parsing or transforming them raised
+    (a reader's or decoder's error, a worker's MemoryError) is that source's failure, not the
+    run's. The writes between them are not covered: a database failure stays the run's."""
+    try:
+        yield from batches
+    except Exception as exc:
+        raise extract.unreadable(path, exc) from exc
+
+
+class _TooManyRejects(SourceError):
+    """A file that is mostly rejects: it fails, and its first rejects are kept (caught by
+    the source's load, never raised past it)."""
+
+    def __init__(self, path: str, message: str, kept: list[Reject]) -> None:
+        super().__init__(path, message)
+        self.kept = kept
+
+
+def _counted(path: str, batches: Iterator[Result], most: int) -> Iterator[Result]:
+    """A source's batches, failing it (_TooManyRejects) once its rejects pass `most` and
+    outnumber its records so far: a file that is mostly rejects (a binary or hostile file
+    read as lines) would otherwise fill the `rejects` table with all of itself."""
+    records = rejected = 0
+    kept: list[Reject] = []
+    for papers, rejects in batches:
+        records += len(papers)
+        rejected += len(rejects)
+        kept.extend(rejects[: min(most, KEPT_REJECTS) - len(kept)])
+        if rejected > most and rejected > records:
+            raise _TooManyRejects(
+                path,
+                f"{rejected:,} of its first {records + rejected:,} records are rejects (over "
+                f"--max-rejects {most:,}, and more than its records): the file fails; its "
+                f"first {len(kept):,} rejects are kept in `rejects`",
+                kept,
+            )
+        yield papers, rejects
+
+
 def _fingerprint(taxonomy: Taxonomy, venues: extract.VenueTable, options: RunOptions) -> str:
     """What besides a file's bytes decides its papers: the loading code and package data
     (etl.fingerprint, the tagger's model among them), the taxonomy and the tagger chosen,
@@ -459,8 +518,8 @@ def _fingerprint(taxonomy: Taxonomy, venues: extract.VenueTable, options: RunOpt
     inputs += [options.venue, options.year]
     if options.source_format:
         inputs.append(options.source_format)
-    if options.limits != extract.limits.DEFAULT:  # which records are rejected
-        inputs.append(options.limits)
+    if options.limits.for_records() != extract.limits.DEFAULT.for_records():
+        inputs.append(options.limits.for_records())  # which records are rejected
     return fingerprint(inputs)
 
 

@@ -10,6 +10,7 @@ pure it can run in a worker process. Venues are named canonically from the table
 
 from __future__ import annotations
 
+import dataclasses
 import stat
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -44,6 +45,7 @@ __all__ = [
     "parse_item",
     "read_items",
     "read_records",
+    "unreadable",
     "use_venues",
 ]
 
@@ -139,13 +141,39 @@ def read_items(source: SourceFile) -> Iterator[Item]:
         raise SourceError(source.path, f"the file holds {what}")
 
 
+def unreadable(path: str, exc: Exception) -> SourceError:
+    """The SourceError for whatever reading or parsing a file raised that its reader did not
+    name (a decoder's LookupError or UnicodeError, RecursionError, MemoryError, a library's
+    own error): that file fails, named, and the run goes on."""
+    if isinstance(exc, SourceError):
+        return exc
+    lines = str(exc).strip().splitlines()
+    detail = f"{type(exc).__name__}: {lines[0][:300]}" if lines else type(exc).__name__
+    if isinstance(exc, RecursionError):
+        why = f"nested too deeply to be read ({detail})"
+    elif isinstance(exc, MemoryError):
+        why = (
+            f"ran out of memory while it was read ({detail}): lower --max-record-size or "
+            "--max-values, or use fewer --workers"
+        )
+    elif isinstance(exc, LookupError | UnicodeError):
+        why = f"cannot be decoded ({detail})"
+    elif isinstance(exc, OSError):
+        why = f"cannot be read: {exc.strerror or detail}"
+    else:
+        why = f"its reader failed ({detail})"
+    return SourceError(path, why)
+
+
 def parse_item(item: Item) -> RawRecord | Reject:
     """A record or reject from what `read_items` gave (JSON Lines are parsed here), its text
     free of U+0000 and lone surrogates (which the databases cannot store), whatever reader
-    made it."""
+    made it; a reject's raw text cut to its first RAW_KEPT characters."""
     if isinstance(item, JsonLine):
         shaped = item.source.format in JSON_SHAPES
         item = json_shapes.parse_line(item) if shaped else parse_json_line(item)
+    if isinstance(item, Reject) and len(item.raw) > limits.RAW_KEPT:  # its start says why
+        item = dataclasses.replace(item, raw=item.raw[: limits.RAW_KEPT])
     return limits.storable(item)
 
 

@@ -62,7 +62,11 @@ ARXIV_PREFIXES = {"arxiv", "arxiv.org"}
 def read_bibtex(source: SourceFile, encoding: str) -> Iterator[RawRecord | Reject]:
     """The entries of a BibTeX file, in order."""
     macros = Macros(MAX_STRINGS, MAX_STRING_CHARS)  # carried over from batch to batch
-    for first_line, text in _batches(source, encoding):
+    for batch in _batches(source, encoding):
+        if isinstance(batch, Reject):
+            yield batch
+            continue
+        first_line, text = batch
         # No parse stack: values come as written, resolved here (etl.extract.bibtex_values).
         library = bibtexparser.parse_string(text, parse_stack=[])  # type: ignore[attr-defined]
         cap = limits.current().field_size
@@ -122,8 +126,10 @@ def _error(block: ParsingFailedBlock) -> str:
     return " ".join(str(error).split()) or type(error).__name__
 
 
-def _batches(source: SourceFile, encoding: str) -> Iterator[tuple[int, str]]:
-    """(first line number, text) of batches of whole entries."""
+def _batches(source: SourceFile, encoding: str) -> Iterator[tuple[int, str] | Reject]:
+    """(first line number, text) of batches of whole entries; a line longer than a record is
+    a Reject of its own. An entry and the text after it (comments, or junk) are kept up to
+    MAX_ENTRY_CHARS: past that, lines are dropped until the next entry starts."""
     lines: list[str] = []
     first = 1
     entries = 0
@@ -131,7 +137,10 @@ def _batches(source: SourceFile, encoding: str) -> Iterator[tuple[int, str]]:
     entry_size = 0
     depth = 0
     with open_text(Path(source.path), encoding) as handle:
-        for number, line in enumerate(handle, 1):
+        for number, line in limits.lines(handle, keep_ends=True):
+            if isinstance(line, limits.OverLimit):
+                yield Reject(source.path, number, line.reason, line.raw)
+                continue
             starts = ENTRY_START_RE.match(line)
             if starts and (depth <= 0 or entry_size > MAX_ENTRY_CHARS):
                 if lines and (entries >= BATCH_ENTRIES or size >= BATCH_CHARS):
@@ -140,15 +149,14 @@ def _batches(source: SourceFile, encoding: str) -> Iterator[tuple[int, str]]:
                 entries += 1
                 depth = 0
                 entry_size = 0
+            entry_size += len(line)
+            depth += _braces(line)
+            if entry_size > MAX_ENTRY_CHARS and not starts:
+                continue  # an entry without end, or text after one: what follows waits
             if not lines:
                 first = number
             lines.append(line)
             size += len(line)
-            entry_size += len(line)
-            depth += _braces(line)
-            if entry_size > MAX_ENTRY_CHARS and not starts and depth > 0:
-                lines.pop()  # an entry without end: what follows it waits for the next entry
-                size -= len(line)
     if lines:
         yield first, "".join(lines)
 

@@ -14,6 +14,7 @@ import gzip
 import io
 import lzma
 import os
+import struct
 import threading
 import zipfile
 import zlib
@@ -24,6 +25,7 @@ from typing import BinaryIO
 import zstandard
 
 from etl.errors import SourceError
+from etl.extract import limits
 
 MEMBER_SEPARATOR = "!/"
 # (first bytes, compression): how each kind of stream starts.
@@ -41,6 +43,14 @@ ARCHIVE_SUFFIXES = {".zip"}
 # hostile frame cannot make the decompressor hold gigabytes.
 ZSTD_MAX_WINDOW = 1 << 27
 CHUNK = 1 << 16
+# What a zip archive may hold: members (each a source, each its own transaction) and bytes of
+# its central directory (read whole, before any member).
+MAX_MEMBERS = 10_000
+MAX_DIRECTORY_BYTES = 4 * 2**20
+END_RECORD = 22  # bytes of a zip's end-of-central-directory record, without its comment
+# liblzma allocates an xz stream's whole dictionary, as large as its header asks (up to
+# 1.5 GB); xz -9 uses 64 MB.
+XZ_MEMORY = 256 * 2**20
 # Codecs whose text holds NUL bytes (a byte-order mark names them), with their names.
 WIDE_ENCODINGS = {"utf-16": "UTF-16", "utf-32": "UTF-32"}
 # A zip entry's general-purpose flag bit saying it is encrypted (zipfile would raise
@@ -97,17 +107,61 @@ def is_tar(head: bytes) -> bool:
 
 def zip_members(archive: Path) -> list[str]:
     """The names of an archive's file members, in the archive's order (folders and the
-    resource forks macOS adds, `__MACOSX/`, left out). SourceError if it cannot be read."""
+    resource forks macOS adds, `__MACOSX/`, left out). SourceError if it cannot be read, or
+    holds more members than MAX_MEMBERS."""
     try:
-        with zipfile.ZipFile(archive) as handle:
+        with _zip_file(str(archive)) as handle:
             infos = handle.infolist()
     except (zipfile.BadZipFile, OSError) as exc:
         raise SourceError(str(archive), f"not a readable zip archive: {exc}") from exc
+    if len(infos) > MAX_MEMBERS:
+        raise SourceError(str(archive), _too_many(len(infos)))
     return [
         info.filename
         for info in infos
         if not info.is_dir() and not info.filename.startswith("__MACOSX/")
     ]
+
+
+def _zip_file(archive: str) -> zipfile.ZipFile:
+    """The archive opened, once its end record says its directory is within the bounds
+    (zipfile reads the whole directory, a few hundred bytes held per member)."""
+    members, size = _directory(archive)
+    if members > MAX_MEMBERS or size > MAX_DIRECTORY_BYTES:
+        raise SourceError(archive, _too_many(members, size))
+    return zipfile.ZipFile(archive)
+
+
+def _too_many(members: int, size: int | None = None) -> str:
+    held = f" ({size:,} bytes of directory)" if size is not None else ""
+    return (
+        f"a zip archive of {members:,} members{held}: more than an archive may hold "
+        f"({MAX_MEMBERS:,} members, {MAX_DIRECTORY_BYTES // 2**20}M of directory); unpack it "
+        "into a folder to load its files"
+    )
+
+
+def _directory(archive: str) -> tuple[int, int]:
+    """(members, bytes) of an archive's central directory, as its end record (or its ZIP64
+    end record) says; (0, 0) when there is none, for zipfile to say what is wrong."""
+    with open(archive, "rb") as handle:
+        end = handle.seek(0, os.SEEK_END)
+        start = max(0, end - END_RECORD - 0xFFFF)  # the record, and a comment of 64 KB at most
+        handle.seek(start)
+        tail = handle.read()
+        at = tail.rfind(b"PK\x05\x06")
+        if at < 0 or len(tail) - at < END_RECORD:
+            return 0, 0
+        fields = struct.unpack("<4s4H2LH", tail[at : at + END_RECORD])
+        members, size = fields[4], fields[5]
+        locator = tail[max(0, at - 20) : at]
+        zip64 = len(locator) == 20 and locator[:4] == b"PK\x06\x07"
+        if (members == 0xFFFF or size == 0xFFFFFFFF) and zip64:
+            handle.seek(struct.unpack("<4sLQL", locator)[2])
+            record = handle.read(56)
+            if len(record) == 56 and record[:4] == b"PK\x06\x06":
+                members, size = struct.unpack("<4sQ2H2L4Q", record)[7:9]
+    return members, size
 
 
 def is_compressed(location: str) -> bool:
@@ -138,36 +192,45 @@ def open_validated_text(location: str, encoding: str) -> io.TextIOWrapper:
     return io.TextIOWrapper(io.BufferedReader(raw, CHUNK), encoding=encoding, newline="")
 
 
-def _open_content(location: str) -> BinaryIO:
-    """Open a source's bytes and put the decompressor its first bytes name in front of them."""
+def _open_content(location: str) -> tuple[BinaryIO, int | None]:
+    """Open a source's bytes and put the decompressor its first bytes name in front of them;
+    with the stored size they expand from (None: read as stored)."""
     archive, member = split_member(location)
+    deflated = False  # a zip member stored compressed
     if member is None:
         handle: BinaryIO = open(archive, "rb")  # noqa: SIM115 (returned open)
+        stored = os.fstat(handle.fileno()).st_size
     else:
-        handle = _open_member(archive, member)
+        handle, stored, deflated = _open_member(archive, member)
     try:
         kind = compression_of(_peek(handle, location))
         if kind == "zip" and member is not None:
             raise SourceError(location, "a zip archive inside a zip archive is not read")
         if kind == "zip":  # discovery lists a readable archive's members instead
+            zip_members(Path(archive))  # raises why they cannot be listed
             raise SourceError(location, "a zip archive whose members cannot be listed (damaged?)")
-        return _decompressor(kind, handle) if kind else handle
+        if kind is None:
+            return handle, stored if deflated else None
+        return _decompressor(kind, handle), stored
     except BaseException:
         handle.close()
         raise
 
 
-def _open_member(archive: str, member: str) -> BinaryIO:
-    """A zip member's (stored or deflated ...) content, from the archive kept open."""
+def _open_member(archive: str, member: str) -> tuple[BinaryIO, int, bool]:
+    """A zip member's (stored or deflated ...) content, from the archive kept open; with its
+    size in the archive, and whether it is compressed there."""
     try:
         container = _open_archive(archive)
     except (zipfile.BadZipFile, OSError) as exc:
         raise SourceError(archive, f"not a readable zip archive: {exc}") from exc
     location = member_location(Path(archive), member)
     try:
-        if container.getinfo(member).flag_bits & ENCRYPTED_FLAG:
+        info = container.getinfo(member)
+        if info.flag_bits & ENCRYPTED_FLAG:
             raise SourceError(location, "the member is encrypted (password-protected): not read")
-        return container.open(member)  # type: ignore[return-value]
+        deflated = info.compress_type != zipfile.ZIP_STORED
+        return container.open(member), info.compress_size, deflated  # type: ignore[return-value]
     except KeyError as exc:
         raise SourceError(location, "no such member") from exc
     except (*DAMAGED,) as exc:
@@ -189,7 +252,7 @@ def _open_archive(archive: str) -> zipfile.ZipFile:
         held = _OPEN_ARCHIVE.get(key)
         if held is None:
             _close_archives()
-            held = _OPEN_ARCHIVE[key] = zipfile.ZipFile(archive)
+            held = _OPEN_ARCHIVE[key] = _zip_file(archive)
         return held
 
 
@@ -218,13 +281,74 @@ def _decompressor(kind: str, handle: BinaryIO) -> BinaryIO:
     if kind == "bzip2":
         return bz2.BZ2File(handle)  # type: ignore[return-value]
     if kind == "xz":
-        return lzma.LZMAFile(handle)  # type: ignore[return-value]
+        return io.BufferedReader(_XzStreams(handle), CHUNK)
     reader = zstandard.ZstdDecompressor(max_window_size=ZSTD_MAX_WINDOW).stream_reader(
         _FramesChecked(handle),  # type: ignore[arg-type]
         read_across_frames=True,
         closefd=True,
     )
     return reader
+
+
+class Refused(Exception):
+    """Compressed data that asks for more memory than it may have to be decompressed."""
+
+
+class _XzStreams(io.RawIOBase):
+    """xz streams one after another (as lzma.LZMAFile reads them), each decoded within
+    XZ_MEMORY: liblzma would otherwise allocate whatever dictionary a header asks for."""
+
+    def __init__(self, handle: BinaryIO) -> None:
+        self.handle = handle
+        self.decoder = self._decoder()
+        self.streams = 1
+
+    def readable(self) -> bool:
+        return True
+
+    def _decoder(self) -> lzma.LZMADecompressor:
+        return lzma.LZMADecompressor(memlimit=XZ_MEMORY)
+
+    def readinto(self, buffer: memoryview) -> int:  # type: ignore[override]
+        try:
+            data = self._next(len(buffer))
+        except lzma.LZMAError as exc:
+            if "Memory usage limit" in str(exc):
+                raise Refused(
+                    f"an xz stream whose dictionary needs more than {XZ_MEMORY // 2**20}M to "
+                    "decompress: not read"
+                ) from exc
+            raise
+        buffer[: len(data)] = data
+        return len(data)
+
+    def _next(self, size: int) -> bytes:
+        """The next decompressed bytes (b"" at the end of the last stream)."""
+        while True:
+            if self.decoder.eof:
+                rest = self.decoder.unused_data or self.handle.read(CHUNK)
+                if not rest:
+                    return b""
+                self.decoder = self._decoder()
+                try:
+                    data = self.decoder.decompress(rest, size)
+                except lzma.LZMAError as exc:
+                    if "Memory usage limit" in str(exc):
+                        raise
+                    return b""  # what follows the streams is not one: ignored, as LZMAFile does
+            elif self.decoder.needs_input:
+                raw = self.handle.read(CHUNK)
+                if not raw:
+                    raise EOFError("the input ends before the end of the xz stream")
+                data = self.decoder.decompress(raw, size)
+            else:
+                data = self.decoder.decompress(b"", size)
+            if data:
+                return data
+
+    def close(self) -> None:
+        self.handle.close()
+        super().close()
 
 
 class _FramesChecked(io.RawIOBase):
@@ -322,24 +446,32 @@ class _ZstdFrames:
 
 class _Decompressed(io.RawIOBase):
     """A decompressed source as a raw stream: errors of the compressed data become
-    SourceError, `seek(0)` reopens it, and (given an encoding) its text is checked as it
-    passes, so that a fault is named by its offset."""
+    SourceError, `seek(0)` reopens it, (given an encoding) its text is checked as it
+    passes, so that a fault is named by its offset, and what it expands to is bounded
+    (etl.extract.limits: `--max-expansion`, `--max-expanded-size`)."""
 
     def __init__(
-        self, location: str, opener: Callable[[], BinaryIO], encoding: str | None = None
+        self,
+        location: str,
+        opener: Callable[[], tuple[BinaryIO, int | None]],
+        encoding: str | None = None,
     ) -> None:
         self.location = location
         self.opener = opener
         self.encoding = encoding
         self.stream: BinaryIO | None = None
         self.offset = 0
+        self.stored: int | None = None  # bytes the content expands from (None: not expanded)
+        self.bound: int | None = None  # bytes it may expand to
         self.decoder: codecs.IncrementalDecoder | None = None
         self._open()
 
     def _open(self) -> None:
         if self.stream is not None:
             self.stream.close()
-        self.stream = self.opener()
+        self.stream, self.stored = self.opener()
+        if self.stored is not None:
+            self.bound = limits.current().expanded_bound(self.stored)
         self.offset = 0
         if self.encoding:
             self.decoder = codecs.getincrementaldecoder(self.encoding)("strict")
@@ -367,17 +499,31 @@ class _Decompressed(io.RawIOBase):
             data = self.stream.read(min(len(buffer), CHUNK))
         except SourceError:
             raise
+        except Refused as exc:
+            raise SourceError(self.location, str(exc)) from exc
         except DAMAGED as exc:
             raise SourceError(
                 self.location,
                 f"the compressed data is damaged after {self.offset:,} bytes: {exc}",
             ) from exc
+        if self.bound is not None and self.offset + len(data) > self.bound:
+            raise SourceError(self.location, self._too_large())
         if self.decoder is not None:
             self._check(data)
         size = len(data)
         buffer[:size] = data
         self.offset += size
         return size
+
+    def _too_large(self) -> str:
+        """Why reading stops: the content expands past its bound (a decompression bomb)."""
+        chosen = limits.current()
+        return (
+            f"the compressed data expands past {self.bound:,} bytes, the most a file of "
+            f"{self.stored:,} bytes may hold (--max-expansion {chosen.expansion:,} times, "
+            f"{limits.EXPANSION_FLOOR // 2**20}M at least; --max-expanded-size "
+            f"{chosen.expanded_size:,} bytes): not read further"
+        )
 
     def _check(self, data: bytes) -> None:
         """Raise SourceError at a NUL byte or at bytes that are not valid text."""

@@ -19,6 +19,7 @@ from typing import Any
 from lxml import etree
 
 from etl.errors import SourceError
+from etl.extract import limits
 from etl.extract.compressed import open_bytes
 from etl.extract.records import build, dblp_homonyms, is_author, one_line, venue_of, year_of
 from etl.models import RawRecord, Reject, SourceFile
@@ -28,6 +29,9 @@ PAPERS = frozenset(
 )
 MAPPED = {"author", "title", "booktitle", "journal", "year", "ee"}
 CHUNK = 1 << 16
+# Bytes before the root element (the declaration and DTD): libxml2 holds every entity a DTD
+# declares, so a DTD of a million declarations would take gigabytes. DBLP's names its DTD.
+MAX_PROLOG = 1 << 20
 # DBLP's DTD declares the ISO 8879 character entities; the same names as HTML's. It is given
 # to the parser for any DTD a file names, so that no file is read but the input itself.
 ENTITIES_DTD = "".join(
@@ -47,7 +51,8 @@ class _Entities(etree.Resolver):  # type: ignore[misc]
 
 
 def read_dblp(source: SourceFile, encoding: str) -> Iterator[RawRecord | Reject]:
-    """Stream the publication records of a DBLP XML file."""
+    """Stream the publication records of a DBLP XML file, each within the limits (a record
+    past one is read past, its elements freed as they end, and rejected)."""
     parser = etree.XMLPullParser(
         events=("start", "end"),
         load_dtd=True,
@@ -59,8 +64,15 @@ def read_dblp(source: SourceFile, encoding: str) -> Iterator[RawRecord | Reject]
     parser.resolvers.add(_Entities())
     count = 0
     root: Any = None
+    record = _Bounded(limits.current())
     with open_bytes(source.path) as handle:
         while chunk := handle.read(CHUNK):
+            if root is None and handle.tell() > MAX_PROLOG + CHUNK:
+                raise SourceError(
+                    source.path,
+                    f"over {MAX_PROLOG // 2**20}M before the root element (an internal DTD "
+                    "that large is not read)",
+                )
             try:
                 parser.feed(chunk)
                 events = list(parser.read_events())
@@ -70,18 +82,88 @@ def read_dblp(source: SourceFile, encoding: str) -> Iterator[RawRecord | Reject]
                 ) from exc
             for event, element in events:
                 if event == "start":
-                    root = element if root is None else root
+                    if root is None:
+                        root = element
+                    elif record.over:
+                        record.depth += 1  # inside a record past a limit: nothing counted
+                    else:
+                        record.start(element, _is_record(element, root))
                     continue
+                if record.over and element is not record.record:
+                    record.depth -= 1
+                    _drop(element)  # a field of a record past a limit: freed now
+                    continue
+                record.end(element)
                 if not _is_record(element, root):
                     continue  # a field of a record, read with it
                 if element.tag in PAPERS:
                     count += 1
-                    yield _record(element, source, count)
+                    if record.over:
+                        yield Reject(source.path, count, record.over, record.raw)
+                    else:
+                        yield _record(element, source, count)
                 _drop(element)
+                record.reset()
         try:
             parser.close()
         except etree.XMLSyntaxError as exc:
             raise SourceError(source.path, f"XML does not parse: {exc}", line=exc.lineno) from exc
+
+
+class _Bounded:
+    """What the record being read holds so far (its elements, texts and attributes as values,
+    their text and names as characters, its nesting), checked against the limits as its
+    events come: libxml2 builds a record whole before its end, so it is bounded here."""
+
+    def __init__(self, chosen: limits.Limits) -> None:
+        self.limits = chosen
+        self.depth = 1  # of the element being read, the document's root being 1
+        self.reset()
+
+    def reset(self) -> None:
+        """A new record (or the text between records) starts."""
+        self.values = 0
+        self.size = 0
+        self.last: Any = None  # the element that ended last: its tail is read after its end
+        self.record: Any = None
+        self.over: str | None = None  # why the record is past a limit
+        self.raw = ""
+
+    def start(self, element: Any, is_record: bool) -> None:
+        self.depth += 1
+        if is_record:
+            self.reset()
+            self.record = element
+        # an element counts two values, itself and its text (libxml2 holds a node for each,
+        # and an empty element costs as much as the two); an attribute counts one
+        self._count(len(element.attrib) + 2, len(str(element.tag)) + 2)
+        for name, value in element.attrib.items():
+            self.size += len(name) + len(value) + 3
+        if self.depth > self.limits.depth:
+            self._past(limits.depth_reason(self.limits))
+
+    def end(self, element: Any) -> None:
+        self.depth -= 1
+        self._count(0, len(element.text or ""))
+        self.last = element
+
+    def _count(self, values: int, size: int) -> None:
+        if self.last is not None:
+            size += len(self.last.tail or "")
+            self.last = None
+        self.values += values
+        self.size += size
+        if self.values > self.limits.values:
+            self._past(limits.values_reason(self.limits))
+        elif self.size > self.limits.record_size:
+            self._past(limits.size_reason(self.size, self.limits.record_size))
+
+    def _past(self, reason: str) -> None:
+        """The record is past a limit: say why, and keep the start of what it holds."""
+        if self.over is None and self.record is not None:
+            self.over = reason
+            text = etree.tostring(self.record, encoding="unicode", with_tail=False)
+            self.raw = text[: limits.RAW_KEPT]
 
 
 def _is_record(element: Any, root: Any) -> bool:

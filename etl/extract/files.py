@@ -227,13 +227,27 @@ def detect_encoding(head: bytes) -> str:
     if head.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
         return "utf-16"
     if match := XML_ENCODING_RE.match(head.removeprefix(codecs.BOM_UTF8)):
-        try:
-            name = codecs.lookup(match.group(1).decode("ascii")).name
-        except LookupError:
-            return "utf-8-sig"  # the XML parser names the unknown encoding
-        if name not in ("utf-8", "utf-16", "utf-32"):
+        name = _charset(match.group(1).decode("ascii"))
+        if name is not None and name not in ("utf-8", "utf-16", "utf-32"):
             return name
-    return "utf-8-sig"
+    return "utf-8-sig"  # for an unknown name, the XML parser names it
+
+
+# Python codecs of text that are not character sets: they decode escapes or domain names,
+# and fail on ordinary text (UnicodeError) instead of reading it.
+NOT_CHARSETS = frozenset({"punycode", "idna", "unicode-escape", "raw-unicode-escape", "undefined"})
+
+
+def _charset(name: str) -> str | None:
+    """Python's name for a character set an XML declaration names, or None when Python has
+    none by that name or it is not one: `hex`, `base64`, `rot13`, `zlib_codec` are codecs
+    of bytes (or of text to text), `undefined` fails on anything, `punycode` on most text."""
+    try:
+        codec = codecs.lookup(name)
+        b"<?xml".decode(codec.name, "replace")  # LookupError: a codec not of bytes to text
+    except (LookupError, UnicodeError):
+        return None
+    return None if codec.name.replace("_", "-") in NOT_CHARSETS else codec.name
 
 
 def fingerprint(path: Path) -> tuple[str, int, str]:

@@ -15,7 +15,7 @@ import json
 import math
 import re
 import sys
-from typing import Any, TextIO
+from typing import Any, Protocol
 
 
 class NumberTooLong(ValueError):
@@ -93,6 +93,12 @@ def _keep_pairs(match: re.Match[str]) -> str:
     return match.group(0) if len(match.group(0)) in (2, 12) else "\\ufffd"
 
 
+class TextSource(Protocol):
+    """What Utf8Json reads: a text stream (a file, or a string read a slice at a time)."""
+
+    def read(self, size: int = -1, /) -> str: ...
+
+
 class Utf8Json:
     """A JSON text stream read as UTF-8 bytes, which is what ijson parses (whatever the file's
     codec), lone surrogate escapes made `\\ufffd` on the way (`paired_escapes`).
@@ -100,7 +106,7 @@ class Utf8Json:
     A chunk is cut before a backslash near its end, at an even count of backslashes, and the
     rest held for the next chunk: no escape is split and `\\\\` pairs stay pairs."""
 
-    def __init__(self, handle: TextIO) -> None:
+    def __init__(self, handle: TextSource) -> None:
         self.handle = handle
         self.held = ""
 

@@ -13,7 +13,16 @@ from typing import Any
 import ijson
 
 from etl.errors import SourceError
-from etl.extract import arxiv, crossref, json_io, openalex, openreview, pwc, semantic_scholar
+from etl.extract import (
+    arxiv,
+    crossref,
+    json_io,
+    limits,
+    openalex,
+    openreview,
+    pwc,
+    semantic_scholar,
+)
 from etl.extract.files import open_text, read_head_bytes
 from etl.extract.readers import JsonLine, _Utf8Bytes, read_json_lines
 from etl.extract.records import dumps
@@ -34,7 +43,8 @@ MAPPERS: dict[str, Mapper] = {
 
 
 def read_shape(source: SourceFile, encoding: str) -> Iterator[Record | JsonLine]:
-    """The records of a file of one JSON shape (`source.format`)."""
+    """The records of a file of one JSON shape (`source.format`), each read within the limits
+    (etl.extract.limits), wherever the shape keeps them."""
     sniff = sniff_json(read_head_bytes(source.path, SNIFF_BYTES))
     if sniff.container == "jsonl":
         yield from read_json_lines(source, encoding)
@@ -44,9 +54,14 @@ def read_shape(source: SourceFile, encoding: str) -> Iterator[Record | JsonLine]
     count = 0
     with open_text(Path(source.path), encoding) as handle:
         try:
-            values = ijson.items(_Utf8Bytes(handle), prefix, use_float=True, multiple_values=True)
-            for count, value in enumerate(values, 1):
-                yield map_value(mapper, source, count, value, None)
+            for count, value in enumerate(limits.records_at(_Utf8Bytes(handle), prefix), 1):
+                if isinstance(value, limits.OverLimit):
+                    yield Reject(source.path, count, value.reason, value.raw)
+                else:
+                    yield map_value(mapper, source, count, value, None)
+        except limits.LimitError as exc:
+            after = f" (after record {count})" if count else ""
+            raise SourceError(source.path, f"{exc}{after}") from exc
         except ijson.JSONError as exc:
             raise SourceError(
                 source.path, f"JSON does not parse after record {count}: {exc}"
@@ -70,14 +85,17 @@ def _prefix_for(source: SourceFile, sniff: Any) -> str:
 
 
 def parse_line(line: JsonLine) -> Record:
-    """One JSON Lines record of a shape (in a worker process): parsed, then mapped."""
+    """One JSON Lines record of a shape (in a worker process): parsed within the limits, then
+    mapped."""
     try:
-        value = json_io.loads(line.text)
+        value = limits.parse_line(line.text)
     except json.JSONDecodeError as exc:
         reason = f"invalid JSON: {exc.msg} at column {exc.colno}"
-        return Reject(line.source.path, line.number, reason, line.text)
+        return Reject(line.source.path, line.number, reason, line.text[: limits.RAW_KEPT])
     except json_io.NumberTooLong as exc:
-        return Reject(line.source.path, line.number, str(exc), line.text)
+        return Reject(line.source.path, line.number, str(exc), line.text[: limits.RAW_KEPT])
+    if isinstance(value, limits.OverLimit):
+        return Reject(line.source.path, line.number, value.reason, value.raw)
     return map_value(MAPPERS[line.source.format], line.source, line.number, value, line.text)
 
 

@@ -1,19 +1,23 @@
-"""What one record of input may cost, whatever the input: nesting depth, a record's size, a
-field's size; and the one rule for text that both backends share.
+"""What input may cost, whatever the input: nesting depth, a record's size, a field's size,
+the values one record holds; what a compressed file may expand to; how many rejects a file
+may have; and the one rule for text that both backends share.
 
 Readers stream, so a file's size never decides memory; these limits bound what a single
-record (a line, a CSV row, a JSON value) can take. A record past a limit becomes a Reject
-with the reason (the rest of its file loads); input that cannot be read within them (one
-JSON string larger than a record may be) fails its file alone. The defaults are far above
-anything an honest paper list holds; `etl run --max-depth/--max-record-size/--max-field-size`
-change them (the run sets them in every process with `use`).
+record (a line, a CSV row, a JSON value, a BibTeX entry, an XML record) can take. A record past
+a limit becomes a Reject with the reason (the rest of its file loads); input that cannot be
+read within them (one JSON string larger than a record may be) fails its file alone. The
+defaults are far above anything an honest paper list holds; `etl run --max-*` flags change
+them (the run sets them in every process with `use`).
 
-A reader needs at most four things from here:
+A reader needs some of these:
 
 - `lines(handle)`: numbered lines, a line longer than a record given as `OverLimit`;
 - `json_records(stream)`: the records of a JSON document (array items, object members),
   built from ijson's events with the limits applied while they are built;
-- `check(value, text)`: why a value parsed some other way (`json.loads`) is past a limit;
+- `records_at(stream, prefix)`: the same for the records at one place of a document (an API
+  response's `results`, a top-level array, each top-level value);
+- `parse_line(text)`: one JSON Lines record parsed within the limits;
+- `check(value, text)`: why a value parsed some other way is past a limit;
 - `storable(item)`: U+0000 and lone surrogates (`"\\ud800"` in JSON) made U+FFFD: PostgreSQL
   text cannot hold U+0000 and neither backend's driver can encode a lone surrogate, so both
   store the replacement and the two backends hold the same text.
@@ -30,6 +34,7 @@ from typing import Any, NamedTuple, Protocol, TextIO
 
 import ijson
 
+from etl.extract import json_io
 from etl.models import RawRecord, Reject
 
 RAW_KEPT = 10_000  # characters of an over-limit record kept in `rejects.raw`
@@ -47,6 +52,27 @@ class Limits:
     depth: int = 100  # levels of nesting (`--max-depth`)
     record_size: int = 16 * 2**20  # characters of one record as written (`--max-record-size`)
     field_size: int = 2**20  # characters of one value (`--max-field-size`)
+    # strings, numbers, keys, lists and objects in one record (`--max-values`): what a record
+    # costs in memory once parsed (an empty list is 3 characters, and 60 bytes held)
+    values: int = 1_000_000
+    expansion: int = 100  # times its stored size a compressed file may hold (`--max-expansion`)
+    expanded_size: int = 64 * 2**30  # bytes a compressed file may hold (`--max-expanded-size`)
+    rejects: int = 1_000  # a file's rejects, while they outnumber its records (`--max-rejects`)
+
+    def for_records(self) -> tuple[int, int, int, int]:
+        """The limits that decide which records are rejected (changing one reads every file
+        again); the others decide only whether a file fails."""
+        return (self.depth, self.record_size, self.field_size, self.values)
+
+    def expanded_bound(self, stored: int) -> int:
+        """Bytes a compressed file of `stored` bytes may hold: `expansion` times its size, but
+        never less than EXPANSION_FLOOR (a small file of repeated lines compresses far better
+        than a dump) nor more than `expanded_size`."""
+        return min(self.expanded_size, max(EXPANSION_FLOOR, self.expansion * stored))
+
+
+# What a compressed file may always hold, whatever its ratio.
+EXPANSION_FLOOR = 64 * 2**20
 
 
 DEFAULT = Limits()
@@ -94,6 +120,10 @@ def field_reason(name: str | None, size: int, limits: Limits) -> str:
     return f"{what} is {size:,} characters; the limit is {limits.field_size:,} (--max-field-size)"
 
 
+def values_reason(limits: Limits) -> str:
+    return f"record holds over {limits.values:,} values (--max-values)"
+
+
 def lines(
     handle: TextIO, limits: Limits | None = None, *, keep_ends: bool = False
 ) -> Iterator[tuple[int, str | OverLimit]]:
@@ -115,16 +145,24 @@ def lines(
 
 
 def check(value: Any, text: str | None = None, limits: Limits | None = None) -> str | None:
-    """Why a parsed value is past the depth or field limit, or None. With the text it was
-    parsed from, values that cannot be past either (few brackets, short text) cost nothing."""
+    """Why a parsed value is past the depth, field or values limit, or None. With the text it
+    was parsed from, values that cannot be past any (few brackets, short text) cost nothing."""
     limits = limits or _current
     if text is not None:
         brackets = text.count("[") + text.count("{")
-        if brackets <= limits.depth and len(text) <= limits.field_size:
+        if (
+            brackets <= limits.depth
+            and len(text) <= limits.field_size
+            and most_values(text) <= limits.values
+        ):
             return None
     stack: list[tuple[Any, int, str | None]] = [(value, 1, None)]
+    count = 0
     while stack:
         item, depth, name = stack.pop()
+        count += 1
+        if count > limits.values:
+            return values_reason(limits)
         if isinstance(item, str):
             if len(item) > limits.field_size:
                 return field_reason(name, len(item), limits)
@@ -135,7 +173,85 @@ def check(value: Any, text: str | None = None, limits: Limits | None = None) -> 
             for key, child in children:
                 if isinstance(key, str) and len(key) > limits.field_size:
                     return field_reason(None, len(key), limits)
+                count += isinstance(item, dict)  # a key is held too
                 stack.append((child, depth + 1, key))
+    return None
+
+
+def most_values(text: str) -> int:
+    """The most values (and keys) a JSON text can hold: each follows a comma, a colon or an
+    opening bracket, or is a bracketed value itself (strings may hold some of them too)."""
+    brackets = text.count("[") + text.count("{")
+    return text.count(",") + text.count(":") + 2 * brackets + 1
+
+
+def parse_line(text: str, limits: Limits | None = None) -> Any | OverLimit:
+    """One JSON Lines record parsed (etl.extract.json_io.loads), or OverLimit when it is past
+    the depth, field or values limit. A line that may hold more values than a record may is
+    read from ijson's events first, nothing built, so that it is never parsed whole.
+    Raises what json_io.loads raises for text that does not parse."""
+    limits = limits or _current
+    if most_values(text) > limits.values:
+        reason = _scan(text, limits)
+        if reason is not None:
+            return OverLimit(reason, text[:RAW_KEPT])
+    try:
+        value = json_io.loads(text)
+    except RecursionError:  # the C parser stops far past any depth limit, holding nothing
+        return OverLimit(depth_reason(limits), text[:RAW_KEPT])
+    reason = check(value, text, limits)
+    return value if reason is None else OverLimit(reason, text[:RAW_KEPT])
+
+
+def _scan(text: str, limits: Limits) -> str | None:
+    """Why a JSON text is past the depth, field or values limit, from its events (nothing is
+    built); "invalid JSON" when ijson cannot read it (a line this large is read strictly)."""
+    backend = ijson
+    while True:
+        try:
+            stream = json_io.Utf8Json(_Slices(text))  # never the whole text encoded at once
+            return _scanned(backend.basic_parse(stream, use_float=True), limits)
+        except ijson.JSONError as exc:
+            if "integer overflow" in str(exc) and backend is ijson:  # Python reads those
+                backend = ijson.get_backend("python")
+                continue
+            return f"invalid JSON: {exc}"
+
+
+class _Slices:
+    """A string read as a text stream, a slice at a time (io.StringIO would copy it whole)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.at = 0
+
+    def read(self, size: int = -1) -> str:
+        end = len(self.text) if size < 0 else self.at + size
+        piece, self.at = self.text[self.at : end], min(end, len(self.text))
+        return piece
+
+
+def _scanned(events: Events, limits: Limits) -> str | None:
+    """The first limit the events pass, or None."""
+    depth = count = 0
+    key: str | None = None
+    for event, value in events:
+        if event == "end_map" or event == "end_array":
+            depth -= 1
+            continue
+        count += 1
+        if count > limits.values:
+            return values_reason(limits)
+        if event == "start_map" or event == "start_array":
+            depth += 1
+            if depth > limits.depth:
+                return depth_reason(limits)
+        elif event == "map_key":
+            key = value
+            if len(value) > limits.field_size:
+                return field_reason(None, len(value), limits)
+        elif type(value) is str and len(value) > limits.field_size:
+            return field_reason(key, len(value), limits)
     return None
 
 
@@ -165,6 +281,11 @@ def json_records(
             in_list = False
         elif in_object and not in_list and event == "map_key":
             key = value
+        elif key is not None and len(key) > limits.field_size:  # a record's id: not held
+            if event in ("start_map", "start_array"):
+                _pass(events, guarded)
+            reason = f"its key is {len(key):,} characters; the limit is {limits.field_size:,}"
+            yield key[:RAW_KEPT], OverLimit(f"{reason} (--max-field-size)", key[:RAW_KEPT])
         elif in_object and not in_list and event == "start_array":
             in_list = True
         elif event in ("start_map", "start_array"):
@@ -178,6 +299,48 @@ def json_records(
 Events = Iterator[tuple[str, Any]]
 
 
+def records_at(stream: Readable, prefix: str, limits: Limits | None = None) -> Iterator[Any]:
+    """The values at one place of a JSON text, one at a time, as ijson's `items(prefix)` gives
+    them (`item`: a top-level array's items; `results.item`: those of the `results` member;
+    `message`: that member; "": each top-level value), each built within the limits: a record
+    past one is read past, never held, and given as OverLimit. Whatever is not on the way to
+    the records (an envelope's `meta`) is read past without being built. Raises LimitError
+    and ijson's errors as `json_records` does."""
+    limits = limits or _current
+    guarded = _Guarded(stream, limits.record_size)
+    events = ijson.basic_parse(guarded, use_float=True, multiple_values=True)
+    wanted = prefix.split(".") if prefix else []
+    base = len(wanted) + 1  # the document depth of a record's own container
+    path: list[str] = []  # where the next value goes: each open container's key, or "item"
+    for event, value in events:
+        guarded.since = 0
+        if event == "map_key":
+            path[-1] = value
+        elif event == "end_map" or event == "end_array":
+            path.pop()
+        elif path == wanted:
+            opens = event == "start_map" or event == "start_array"
+            yield _record(events, event, base, limits, guarded) if opens else value
+        elif event == "start_map" or event == "start_array":
+            if len(path) < len(wanted) and wanted[: len(path)] == path:
+                path.append("" if event == "start_map" else "item")
+            else:
+                _pass(events, guarded)
+
+
+def _pass(events: Events, guarded: _Guarded) -> None:
+    """Read past the rest of a container just opened, holding nothing of it."""
+    depth = 1
+    for event, _value in events:
+        guarded.since = 0
+        if event == "start_map" or event == "start_array":
+            depth += 1
+        elif event == "end_map" or event == "end_array":
+            depth -= 1
+            if depth == 0:
+                return
+
+
 def _record(events: Events, event: str, base: int, limits: Limits, guarded: _Guarded) -> Any:
     """Build one record from ijson's events, its container opened by `event` at document
     depth `base`; past a limit, OverLimit (what is left of the record is read past)."""
@@ -186,12 +349,22 @@ def _record(events: Events, event: str, base: int, limits: Limits, guarded: _Gua
     key: Any = None
     size = 2  # characters as written, about: 2 for each value's punctuation, and its text
     levels = limits.depth - base + 1  # levels the record may open, its own container included
-    field, record = limits.field_size, limits.record_size
+    field, record, most = limits.field_size, limits.record_size, limits.values
+    count = 1  # values and keys held
     if levels < 1:
         return _skip(events, guarded, 1, size, depth_reason(limits), root)
     for event, value in events:
         guarded.since = 0
         size += 2
+        if event == "end_map" or event == "end_array":
+            stack.pop()
+            if not stack:
+                return root
+            continue
+        count += 1
+        opens = event == "start_map" or event == "start_array"
+        if count > most:
+            return _skip(events, guarded, len(stack) + opens, size, values_reason(limits), root)
         if event == "map_key":
             size += len(value)
             if len(value) > field:
@@ -200,12 +373,7 @@ def _record(events: Events, event: str, base: int, limits: Limits, guarded: _Gua
                 )
             key = value
             continue
-        if event == "end_map" or event == "end_array":
-            stack.pop()
-            if not stack:
-                return root
-            continue
-        if event == "start_map" or event == "start_array":
+        if opens:
             if len(stack) >= levels:
                 return _skip(events, guarded, len(stack) + 1, size, depth_reason(limits), root)
             new: Any = {} if event == "start_map" else []

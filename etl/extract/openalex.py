@@ -75,12 +75,13 @@ def rebuild_abstract(index: Any) -> tuple[str | None, str | None]:
         return None, f"expected an object of words, got {type(index).__name__}"
     placed: list[tuple[int, str]] = []
     for word, positions in index.items():
-        for spot in positions if isinstance(positions, list) else [positions]:
+        spots = positions if isinstance(positions, list) else [positions]
+        if len(placed) + len(spots) > MAX_ABSTRACT_WORDS:  # counted before any is placed
+            return None, f"more than {MAX_ABSTRACT_WORDS:,} words"
+        for spot in spots:
             if not isinstance(spot, int) or isinstance(spot, bool) or spot < 0:
                 return None, f"the word {word!r} has a position that is not a number: {spot!r}"
             placed.append((spot, word))
-        if len(placed) > MAX_ABSTRACT_WORDS:
-            return None, f"more than {MAX_ABSTRACT_WORDS:,} words"
     placed.sort()
     return html_text(" ".join(word for _, word in placed)), None
 

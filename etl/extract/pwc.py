@@ -3,16 +3,19 @@ methods the site listed for them) and `links-between-papers-and-code.json` (one 
 paper and repository).
 
 Listed tasks and methods are kept as the archive says them (`listed`), apart from what the
-transform finds. A paper's code links are one record: the links file is read twice, first
-to count each paper's repositories, then to hand each paper over once all of them are seen
-(memory holds only the papers whose repositories are not yet all read, few when the file
-lists a paper's repositories together, as the archive does).
+transform finds. A paper's code links are one record: the links file's records are grouped
+by paper on disk (a temporary SQLite file), then each paper is handed over with all of its
+repositories, at its first record's position. Memory holds one paper's records, however the
+file orders them; a paper whose records together are past the record size or values limit
+is a reject.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import sqlite3
+import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -20,6 +23,7 @@ from typing import Any
 import ijson
 
 from etl.errors import SourceError
+from etl.extract import json_io, limits
 from etl.extract.files import open_text, read_head_bytes
 from etl.extract.readers import _Utf8Bytes
 from etl.extract.records import (
@@ -51,6 +55,7 @@ PAPER_MAPPED = (
 LINK_MAPPED = ("paper_url", "paper_title", "paper_arxiv_id", "paper_url_abs", "paper_url_pdf")
 REPO_FIELDS = ("repo_url", "is_official", "mentioned_in_paper", "mentioned_in_github", "framework")
 PAPER_PAGE = "/paper/"
+BATCH_CHARS = 8 * 2**20  # characters of records written to the grouping file at a time
 
 
 def map_paper(
@@ -132,26 +137,108 @@ def map_links(
 
 
 def read_links(source: SourceFile, encoding: str) -> Iterator[RawRecord | Reject]:
-    """The links file, one record per paper with all of its repositories (see above)."""
-    remaining: dict[bytes, int] = {}
-    for _, value in _values(source, encoding):
-        key = _paper_key(value)
-        remaining[key] = remaining.get(key, 0) + 1
-    pending: dict[bytes, list[tuple[int, dict[str, Any]]]] = {}
-    for position, value in _values(source, encoding):
-        if not isinstance(value, dict):
-            reason = f"expected a JSON object, got {type(value).__name__}"
-            yield Reject(source.path, position, reason, dumps(value))
-            continue
-        key = _paper_key(value)
-        group = pending.setdefault(key, [])
-        group.append((position, value))
-        remaining[key] -= 1
-        if remaining[key] == 0:
-            del pending[key], remaining[key]
-            yield _grouped(group, source)
-    for group in pending.values():  # the file changed between the passes: what is left
-        yield _grouped(group, source)
+    """The links file, one record per paper with all of its repositories, at the paper's
+    first position (see above)."""
+    with _Groups() as groups:
+        for position, value in _values(source, encoding):
+            if isinstance(value, Reject):
+                yield value
+            elif not isinstance(value, dict):
+                reason = f"expected a JSON object, got {type(value).__name__}"
+                yield Reject(source.path, position, reason, dumps(value))
+            else:
+                groups.add(_paper_key(value), position, dumps(value))
+        yield from groups.papers(source)
+
+
+class _Groups:
+    """Each paper's records, grouped on disk (a temporary SQLite file that SQLite sorts in
+    bounded memory): the file may list a paper's repositories anywhere, and memory holds one
+    paper's records at a time, whatever the file holds."""
+
+    def __enter__(self) -> _Groups:
+        self.folder = tempfile.TemporaryDirectory(prefix="etl-links-")
+        self.db = sqlite3.connect(Path(self.folder.name) / "links.db")
+        self.db.executescript(
+            "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA temp_store = FILE;"
+            "PRAGMA cache_size = -8000;"  # KB: what SQLite holds before sorting on disk
+            "CREATE TABLE paper (key BLOB PRIMARY KEY, first INTEGER NOT NULL) WITHOUT ROWID;"
+            "CREATE TABLE link (key BLOB NOT NULL, position INTEGER NOT NULL, record TEXT);"
+        )
+        self.rows: list[tuple[bytes, int, str]] = []
+        self.held = 0
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.db.close()
+        self.folder.cleanup()
+
+    def add(self, key: bytes, position: int, record: str) -> None:
+        """One record of a paper, as JSON text."""
+        self.rows.append((key, position, record))
+        self.held += len(record)
+        if len(self.rows) >= 1_000 or self.held > BATCH_CHARS:
+            self._write()
+
+    def _write(self) -> None:
+        self.db.executemany("INSERT OR IGNORE INTO paper VALUES (?, ?)", (r[:2] for r in self.rows))
+        self.db.executemany("INSERT INTO link VALUES (?, ?, ?)", self.rows)
+        self.rows, self.held = [], 0
+
+    def papers(self, source: SourceFile) -> Iterator[RawRecord | Reject]:
+        """A record per paper, in the order of their first records; a paper whose records
+        together are past the record size or values limit is a Reject."""
+        self._write()
+        rows = self.db.execute(
+            "SELECT link.key, link.position, link.record FROM link JOIN paper USING (key) "
+            "ORDER BY paper.first, link.position"
+        )
+        group = _Group()
+        for key, position, record in rows:
+            if key != group.key:
+                if group.key is not None:
+                    yield group.result(source)
+                group = _Group(key)
+            group.add(position, record)
+        if group.key is not None:
+            yield group.result(source)
+
+
+class _Group:
+    """One paper's records as they are read back, held while within the limits."""
+
+    def __init__(self, key: bytes | None = None) -> None:
+        self.key = key
+        self.items: list[tuple[int, dict[str, Any]]] = []
+        self.first = 0
+        self.count = self.size = self.values = 0
+        self.raw: list[str] = []  # the start of its records' text, for a reject
+
+    def add(self, position: int, record: str) -> None:
+        chosen = limits.current()
+        self.first = self.first or position
+        self.count += 1
+        self.size += len(record)
+        self.values += limits.most_values(record)
+        if sum(map(len, self.raw)) < limits.RAW_KEPT:
+            self.raw.append(record)
+        if self.size <= chosen.record_size and self.values <= chosen.values:
+            self.items.append((position, json.loads(record)))
+        else:
+            self.items = []  # past a limit: nothing more is held
+
+    def result(self, source: SourceFile) -> RawRecord | Reject:
+        """The paper's record, or why its records together are past a limit."""
+        chosen = limits.current()
+        if self.size > chosen.record_size or self.values > chosen.values:
+            what = (
+                limits.size_reason(self.size, chosen.record_size)
+                if self.size > chosen.record_size
+                else limits.values_reason(chosen)
+            )
+            reason = f"the paper's {self.count:,} records together: {what}"
+            return Reject(source.path, self.first, reason, "\n".join(self.raw)[: limits.RAW_KEPT])
+        return _grouped(self.items, source)
 
 
 def _grouped(group: list[tuple[int, dict[str, Any]]], source: SourceFile) -> RawRecord | Reject:
@@ -161,29 +248,42 @@ def _grouped(group: list[tuple[int, dict[str, Any]]], source: SourceFile) -> Raw
 
 
 def _values(source: SourceFile, encoding: str) -> Iterator[tuple[int, Any]]:
-    """(position, parsed record) of a JSON array or JSON Lines file."""
+    """(position, parsed record, or Reject) of a JSON array or JSON Lines file, each record
+    read within the limits."""
     sniff = sniff_json(read_head_bytes(source.path, SNIFF_BYTES))
     with open_text(Path(source.path), encoding) as handle:
         if sniff.container == "jsonl":
-            for number, line in enumerate(handle, 1):
-                if line.strip():
-                    try:
-                        yield number, json.loads(line)
-                    except json.JSONDecodeError as exc:
-                        raise SourceError(
-                            source.path, f"invalid JSON: {exc.msg}", line=number
-                        ) from exc
+            for number, line in limits.lines(handle):
+                if isinstance(line, limits.OverLimit):
+                    yield number, Reject(source.path, number, line.reason, line.raw)
+                elif line.strip():
+                    yield number, _parsed_line(source, number, line)
             return
         prefix = "item" if sniff.top == "array" else ""
         count = 0
         try:
-            items = ijson.items(_Utf8Bytes(handle), prefix, use_float=True, multiple_values=True)
-            for count, value in enumerate(items, 1):
+            for count, value in enumerate(limits.records_at(_Utf8Bytes(handle), prefix), 1):
+                if isinstance(value, limits.OverLimit):
+                    value = Reject(source.path, count, value.reason, value.raw)
                 yield count, value
+        except limits.LimitError as exc:
+            raise SourceError(source.path, f"{exc} (after record {count})") from exc
         except ijson.JSONError as exc:
             raise SourceError(
                 source.path, f"JSON does not parse after record {count}: {exc}"
             ) from exc
+
+
+def _parsed_line(source: SourceFile, number: int, line: str) -> Any:
+    """One JSON Lines record parsed within the limits, or a Reject saying why not."""
+    try:
+        value = limits.parse_line(line)
+    except (json.JSONDecodeError, json_io.NumberTooLong) as exc:
+        reason = f"invalid JSON: {exc.msg}" if isinstance(exc, json.JSONDecodeError) else str(exc)
+        return Reject(source.path, number, reason, line[: limits.RAW_KEPT])
+    if isinstance(value, limits.OverLimit):
+        return Reject(source.path, number, value.reason, value.raw)
+    return value
 
 
 def _paper_key(value: Any) -> bytes:

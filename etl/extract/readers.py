@@ -168,19 +168,14 @@ def read_json_lines(source: SourceFile, encoding: str) -> Iterator[JsonLine | Re
 def parse_json_line(line: JsonLine) -> Record:
     """A RawRecord from one JSON Lines line, or a Reject saying what is wrong with it."""
     try:
-        value = json_io.loads(line.text)
+        value = limits.parse_line(line.text)
     except json.JSONDecodeError as exc:
         reason = f"invalid JSON: {exc.msg} at column {exc.colno}"
         return Reject(line.source.path, line.number, reason, line.text[: limits.RAW_KEPT])
     except json_io.NumberTooLong as exc:
         return Reject(line.source.path, line.number, str(exc), line.text[: limits.RAW_KEPT])
-    except RecursionError:
-        value = None
-        over: str | None = limits.depth_reason(limits.current())
-    else:
-        over = limits.check(value, line.text)
-    if over is not None:
-        return Reject(line.source.path, line.number, over, line.text[: limits.RAW_KEPT])
+    if isinstance(value, limits.OverLimit):
+        return Reject(line.source.path, line.number, value.reason, value.raw)
     return _json_record(line.source, line.number, value, json_text=line.text)
 
 
@@ -246,19 +241,23 @@ def read_csv(source: SourceFile, encoding: str) -> Iterator[Record]:
         sample = handle.read(65536)
         handle.seek(0)
         delimiter = "\t" if path.suffix.lower() == ".tsv" else _sniff_delimiter(sample)
-        reader = csv.DictReader(_CsvLines(handle, source.path), delimiter=delimiter)
+        header = _CsvLines(handle, source.path, delimiter)
+        reader = csv.DictReader(header, delimiter=delimiter)
         columns = reader.fieldnames or []
         keys = {field_key(c) for c in columns}
         if not keys & set(TITLE_FIELDS + ABSTRACT_FIELDS):
+            if header.long and header.long[0][0] == 1:  # the header line itself is past a limit
+                reason = header.long[0][1].reason
+                raise SourceError(source.path, f"CSV header not read: {reason}", line=1)
             shown = ", ".join(columns[:12]) or "none"
             raise SourceError(
                 source.path,
                 f"CSV needs a title or abstract column; found columns: {shown}",
                 line=1,
             )
-        suspicious = _stray_line_breaks(_CsvLines(handle, source.path), delimiter)
+        suspicious = _stray_line_breaks(_CsvLines(handle, source.path, delimiter), delimiter)
         handle.seek(0)
-        rows = _CsvLines(handle, source.path)
+        rows = _CsvLines(handle, source.path, delimiter)
         reader = csv.DictReader(rows, delimiter=delimiter)
         line = 1
         try:
@@ -313,12 +312,14 @@ def read_csv(source: SourceFile, encoding: str) -> Iterator[Record]:
 
 class _CsvLines:
     """A CSV file's lines for the csv module, each with its ending, bounded: a line longer
-    than a record is given as an empty line and becomes a reject of its own (and of the row
-    it was inside, if any); a row whose lines together run past a record fails the file."""
+    than a record, or with more cells than a record may hold values, is given as an empty
+    line and becomes a reject of its own (and of the row it was inside, if any); a row whose
+    lines together run past a record fails the file."""
 
-    def __init__(self, handle: TextIO, path: str) -> None:
+    def __init__(self, handle: TextIO, path: str, delimiter: str = ",") -> None:
         self.lines = limits.lines(handle, keep_ends=True)
         self.path = path
+        self.delimiter = delimiter
         self.limit = limits.current().record_size
         self.long: list[tuple[int, limits.OverLimit]] = []  # not reported yet
         self.started = False  # a line of the current row was read
@@ -330,6 +331,8 @@ class _CsvLines:
 
     def __next__(self) -> str:
         number, line = next(self.lines)
+        if isinstance(line, str) and line.count(self.delimiter) >= limits.current().values:
+            line = limits.OverLimit(limits.values_reason(limits.current()), line[: limits.RAW_KEPT])
         if isinstance(line, limits.OverLimit):
             if self.started:  # inside a row: the row is rejected, for this reason
                 self.tainted = line.reason

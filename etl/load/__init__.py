@@ -36,7 +36,7 @@ from etl.load.maintenance import (
     optimize_search,
     refresh_statistics,
 )
-from etl.load.runs import finish_run, start_run
+from etl.load.runs import finish_run, record_rejects, start_run
 from etl.load.sources import (
     SourceState,
     gone_sources,
@@ -70,6 +70,7 @@ __all__ = [
     "move_source",
     "moved_from",
     "optimize_search",
+    "record_rejects",
     "record_run_start",
     "recreate_views",
     "refresh_statistics",

@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from contextlib import ExitStack
 from typing import Any
 
-from sqlalchemy import Engine, select, update
+from sqlalchemy import Connection, Engine, select, update
 
 from etl.load import schema as s
 from etl.load.backend import backend_of
 from etl.load.locks import RunLock
 from etl.load.writer import now
-from etl.models import RunReport
+from etl.models import Reject, RunReport
 
 
 def start_run(engine: Engine, options: dict[str, Any], lock: RunLock) -> tuple[int, int]:
@@ -82,3 +83,14 @@ def finish_run(engine: Engine, report: RunReport, message: str | None = None) ->
                 message=message,
             )
         )
+
+
+def record_rejects(connection: Connection, run_id: int, rejects: Sequence[Reject]) -> None:
+    """Keep the first rejects of a source that failed for having too many (its own writes
+    rolled back), so that `rejects` shows why."""
+    backend_of(connection).insert_rows(
+        connection,
+        s.rejects,
+        ("run_id", "source_path", "position", "reason", "raw"),
+        [(run_id, r.source, r.position, r.reason, r.raw) for r in rejects],
+    )

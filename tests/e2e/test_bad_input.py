@@ -20,45 +20,16 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import ETL, etl, fetch, fetch_one, load, superuser_flag
-
-# Address space for a hostile run: far above what a bounded run needs, and low enough that a
-# run whose memory follows the input fails at once instead of taking the machine down.
-ADDRESS_SPACE = 3 * 2**30
-
-# Runs `etl` as its only child and prints the child's exit status and peak resident memory.
-MEASURED = """
-import resource, subprocess, sys
-limit = int(sys.argv[1])
-def cap():
-    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
-child = subprocess.run([sys.executable, "-m", "etl", *sys.argv[2:]], preexec_fn=cap,
-                       capture_output=True, text=True, timeout=300)
-sys.stderr.write(child.stdout + child.stderr)
-print(child.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
-"""
-
-
-def measured_run(*args: str, cwd: Path) -> tuple[int, int, str]:
-    """`etl ARGS` in a capped subprocess: exit status, peak RSS in KB, and its output."""
-    result = subprocess.run(
-        [sys.executable, "-c", MEASURED, str(ADDRESS_SPACE), *args],
-        cwd=cwd,
-        env={k: v for k, v in os.environ.items() if k != "ETL_DATABASE_URL"},
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    status, peak = result.stdout.split()
-    return int(status), int(peak), result.stderr
-
-
-def rejects(url: str) -> list[tuple[str, int, str]]:
-    rows = fetch(
-        url, "SELECT source_path, position, reason FROM rejects ORDER BY source_path, position"
-    )
-    return [(Path(str(p)).name, int(str(n)), str(r)) for p, n, r in rows]
-
+from tests.helpers import (
+    ETL,
+    etl,
+    fetch,
+    fetch_one,
+    load,
+    measured_run,
+    rejects,
+    superuser_flag,
+)
 
 GOOD = [{"title": "A good paper", "abstract": "An abstract that loads whatever else fails."}]
 DEEP = 100_000
