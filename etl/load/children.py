@@ -252,7 +252,7 @@ class ChildRows:
         c = s.paper_methods.c
         for part in chunks(sorted(pks)):
             leaving = select(c.method_id, c.aliases).where(c.paper_pk.in_(part))
-            self.methods.leaving(self.connection.execute(leaving).tuples())
+            self.methods.leaving(self.connection.execute(leaving).all())
             for child in STAGED:
                 stage = child.stage
                 self.connection.execute(delete(stage).where(stage.c.paper_pk.in_(part)))
