@@ -26,8 +26,8 @@ import math
 import os
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
-from functools import cache, cached_property
+from dataclasses import dataclass, field
+from functools import cache
 from importlib import resources
 from io import BytesIO
 from itertools import filterfalse, islice, repeat
@@ -51,6 +51,7 @@ __all__ = [
     "probabilities",
     "rule_evidence",
     "tag",
+    "tag_batch",
     "task_rows",
     "text_features",
     "topic_probabilities",
@@ -83,6 +84,124 @@ def text_features(title: str | None, abstract: str) -> set[str]:
         features.update(marked)
         features.update(map(add, map(add, marked, repeat(" ")), islice(words, 1, None)))
     return features
+
+
+# A word's id where the vocabulary holds no feature of it, and where it is a stop word (left
+# out before neighbouring words are paired).
+UNKNOWN = -1
+SKIPPED = -2
+# Kinds of features, the first number of a feature's code: a word of the abstract, of the
+# title, a pair of the abstract's words, a pair starting with a title word.
+WORD, TITLE_WORD, PAIR, TITLE_PAIR = range(4)
+
+
+@dataclass(frozen=True, eq=False)  # arrays: compared by identity
+class FeatureIndex:
+    """The vocabulary as numbers: each of its words an id, each feature a code made of its
+    kind and its words' ids (sorted, with the feature's row), so that a batch's features are
+    found by one search in an array instead of a dict lookup per feature string."""
+
+    word_ids: dict[str, int]  # every word of a feature; stop words -> SKIPPED
+    codes: np.ndarray  # int64, sorted: (kind * words + first id) * words + second id (or 0)
+    rows: np.ndarray  # int64: each code's row of the weights
+    words: int  # ids run from 0 to words - 1
+
+    def ids(self, text: str) -> list[int]:
+        """The ids of a text's words, in order (UNKNOWN: in no feature; SKIPPED: a stop word)."""
+        return list(map(self.word_ids.get, TOKEN_RE.findall(text.lower()), repeat(UNKNOWN)))
+
+
+def feature_index(vocabulary: dict[str, int]) -> FeatureIndex:
+    """The numeric form of a vocabulary of `text_features` strings."""
+    word_ids: dict[str, int] = {}
+    parsed = []
+    for feature, row in vocabulary.items():
+        title = feature.startswith("T:")
+        first, _, second = feature[2 if title else 0 :].partition(" ")
+        ids = [word_ids.setdefault(word, len(word_ids)) for word in (first, second) if word]
+        parsed.append((title, ids, row))
+    words = max(len(word_ids), 1)
+    codes = np.empty(len(parsed), dtype=np.int64)
+    rows = np.empty(len(parsed), dtype=np.int64)
+    for k, (title, ids, row) in enumerate(parsed):
+        kind = (TITLE_PAIR if title else PAIR) if len(ids) == 2 else (TITLE_WORD if title else WORD)
+        codes[k] = (kind * words + ids[0]) * words + (ids[1] if len(ids) == 2 else 0)
+        rows[k] = row
+    order = np.argsort(codes, kind="stable")
+    word_ids.update(dict.fromkeys(STOP, SKIPPED))
+    return FeatureIndex(word_ids, codes[order], rows[order], words)
+
+
+def batch_rows(
+    index: FeatureIndex, texts: Sequence[tuple[list[int], list[int]]]
+) -> tuple[np.ndarray, np.ndarray]:
+    """Each paper's distinct feature rows, from its (abstract, title) word ids: the rows in
+    one array, paper after paper, each paper's rows sorted, and each paper's count. What
+    `text_features` gives as strings, found for the whole batch at once."""
+    n = len(texts)
+    flat: list[int] = []
+    lengths: list[int] = []
+    for abstract_ids, title_ids in texts:
+        for text_ids in (abstract_ids, title_ids):
+            flat.extend(text_ids)
+            flat.append(UNKNOWN)  # no pair runs across two texts
+            lengths.append(len(text_ids) + 1)
+    ids = np.array(flat, dtype=np.int64)
+    title = np.repeat(np.tile(np.array([0, 1], dtype=np.int64), n), lengths)
+    paper = np.repeat(np.repeat(np.arange(n, dtype=np.int64), 2), lengths)
+    kept = ids != SKIPPED
+    ids, title, paper = ids[kept], title[kept], paper[kept]
+    words = index.words
+    known = ids >= 0
+    first, second = ids[:-1], ids[1:]
+    paired = known[:-1] & known[1:]
+    codes = np.concatenate(
+        [
+            ((WORD + title[known]) * words + ids[known]) * words,
+            ((PAIR + title[:-1][paired]) * words + first[paired]) * words + second[paired],
+        ]
+    )
+    # (code, paper) keys sorted: each paper's features distinct, and the codes in order for
+    # the search (a search of sorted keys starts where the last one ended)
+    keys = codes * n + np.concatenate([paper[known], paper[:-1][paired]])
+    keys.sort()
+    if len(keys):
+        keys = keys[np.concatenate([[True], keys[1:] != keys[:-1]])]
+    codes = keys // n
+    at = np.searchsorted(index.codes, codes)
+    at[at == len(index.codes)] = 0
+    found = index.codes[at] == codes
+    owners = (keys - codes * n)[found]
+    # paper by paper (a stable sort keeps each paper's rows in code order)
+    order = np.argsort(owners, kind="stable")
+    return index.rows[at[found]][order], np.bincount(owners, minlength=n)
+
+
+# Papers whose rows are gathered at once: NumPy's segment sums (`reduceat`) walk int8 rows
+# slowly, so each group's rows are padded to its longest paper and summed as a 3-D block.
+SUM_GROUP = 100
+
+
+def summed_rows(weights: np.ndarray, rows: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """Each paper's sum of its rows of `weights` (int32; `weights` ends with a row of zeros,
+    the padding): integer sums, the same in any order and any grouping."""
+    n = len(counts)
+    summed = np.zeros((n, weights.shape[1]), dtype=np.int32)
+    ends = np.cumsum(counts)
+    starts = ends - counts
+    padding = len(weights) - 1
+    for first in range(0, n, SUM_GROUP):
+        last = min(first + SUM_GROUP, n)
+        held = counts[first:last]
+        width = int(held.max()) if len(held) else 0
+        if not width:
+            continue
+        lo, hi = int(starts[first]), int(ends[last - 1])
+        block = np.full((last - first, width), padding, dtype=np.intp)
+        paper = np.repeat(np.arange(last - first), held)
+        block[paper, np.arange(lo, hi) - np.repeat(starts[first:last], held)] = rows[lo:hi]
+        summed[first:last] = weights[block].sum(axis=1, dtype=np.int32)
+    return summed
 
 
 class Evidence(NamedTuple):  # a tuple: made for every label the rules find in every record
@@ -144,11 +263,12 @@ class Head:
     labels: tuple[str, ...]
     scale: np.ndarray  # float32 per label: int8 -> weight
     bias: np.ndarray  # float32 per label
+    # each label's column: a field, not a cached property (compiled, a cached property would
+    # be rebuilt at every read)
+    column: dict[str, int] = field(init=False)
 
-    @cached_property
-    def column(self) -> dict[str, int]:
-        """Each label's column."""
-        return {label: i for i, label in enumerate(self.labels)}
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "column", {label: i for i, label in enumerate(self.labels)})
 
     def scores(self, summed: np.ndarray, count: int) -> np.ndarray:
         """Each label's score from its column sums over a text's `count` features (presence,
@@ -158,6 +278,14 @@ class Head:
         scores: np.ndarray = summed * self.scale / math.sqrt(count) + self.bias
         return scores
 
+    def batch_scores(self, summed: np.ndarray, counts: np.ndarray) -> np.ndarray:
+        """`scores` for a batch: a row per paper, each the same float32 values `scores`
+        gives (the same operations, element by element)."""
+        root = np.sqrt(np.maximum(counts, 1).astype(np.float64)).astype(np.float32)
+        scores: np.ndarray = summed * self.scale / root[:, None] + self.bias
+        scores[counts == 0] = self.bias
+        return scores
+
 
 @dataclass(frozen=True, eq=False)  # arrays: compared by identity
 class TaggerModel:
@@ -165,7 +293,7 @@ class TaggerModel:
     re-rankers' coefficients and the selection thresholds."""
 
     vocabulary: dict[str, int]
-    weights: np.ndarray  # int8, features x (topic labels, then task labels)
+    weights: np.ndarray  # int8, features x (topic labels, then task labels), then a zero row
     topics: Head
     tasks: Head
     topic_rerank: tuple[float, ...]  # [bias, *learned row, *rule row]
@@ -174,6 +302,22 @@ class TaggerModel:
     task_prior: dict[str, float]  # task -> log-odds that a rules' candidate is a reader's task
     thresholds: dict[str, float]  # topic_least, topic_ratio, task_least, task_ratio
     provenance: dict[str, object]
+    features: FeatureIndex  # the vocabulary as numbers
+
+    def batch_scores(
+        self, texts: Sequence[tuple[list[int], list[int]]]
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Every topic's and every task's score for each paper of a batch, from its (abstract,
+        title) word ids (`FeatureIndex.ids`): a row per paper for each head. One product of
+        the batch's features (sparse: the rows each paper holds) and the weights; its sums
+        are of integers, exact in any order, so a paper's scores never depend on its batch."""
+        rows, counts = batch_rows(self.features, texts)
+        values = summed_rows(self.weights, rows, counts).astype(np.float32)
+        split = len(self.topics.labels)
+        return (
+            self.topics.batch_scores(values[:, :split], counts),
+            self.tasks.batch_scores(values[:, split:], counts),
+        )
 
     def scores(self, features: Iterable[str]) -> tuple[np.ndarray, np.ndarray]:
         """Every topic's and every task's score for a text's features (one pass over the
@@ -325,6 +469,41 @@ def select(
     return [order[0], *[item for item in order[1:] if item[1] >= floor]]
 
 
+Labels = tuple[tuple[TopicHit, ...], tuple[TaskHit, ...]]
+
+
+class PaperReading(NamedTuple):
+    """What the tagger reads of one paper, found in the transform's first phase (per record):
+    its words as ids and the rules' evidence."""
+
+    words: tuple[list[int], list[int]]  # the abstract's and the title's (`FeatureIndex.ids`)
+    topic_evidence: dict[str, Evidence]
+    task_evidence: dict[str, Evidence]
+
+
+def tag_batch(
+    model: TaggerModel,
+    papers: Sequence[PaperReading],
+    leaves: frozenset[str],
+    task_topic: dict[str, str],
+) -> list[Labels]:
+    """Each paper's topics and tasks: the learned scores of the whole batch at once, then
+    each paper's re-ranking and selection. A paper's labels never depend on its batch."""
+    topic_scores, task_scores = model.batch_scores([paper.words for paper in papers])
+    return [
+        scored_labels(
+            model,
+            topic_scores[k],
+            task_scores[k],
+            paper.topic_evidence,
+            paper.task_evidence,
+            leaves,
+            task_topic,
+        )
+        for k, paper in enumerate(papers)
+    ]
+
+
 def tag(
     model: TaggerModel,
     features: set[str],
@@ -332,10 +511,25 @@ def tag(
     task_evidence: dict[str, Evidence],
     leaves: frozenset[str],
     task_topic: dict[str, str],
-) -> tuple[tuple[TopicHit, ...], tuple[TaskHit, ...]]:
-    """A paper's topics and tasks, most probable first."""
-    thresholds = model.thresholds
+) -> Labels:
+    """A paper's topics and tasks, most probable first, from its `text_features`."""
     topic_scores, task_scores = model.scores(features)
+    return scored_labels(
+        model, topic_scores, task_scores, topic_evidence, task_evidence, leaves, task_topic
+    )
+
+
+def scored_labels(
+    model: TaggerModel,
+    topic_scores: np.ndarray,
+    task_scores: np.ndarray,
+    topic_evidence: dict[str, Evidence],
+    task_evidence: dict[str, Evidence],
+    leaves: frozenset[str],
+    task_topic: dict[str, str],
+) -> Labels:
+    """A paper's topics and tasks from its learned scores and the rules' evidence."""
+    thresholds = model.thresholds
     topic_p = topic_probabilities(
         model, topic_rows(model.topics, topic_scores, topic_evidence), leaves
     )
@@ -368,9 +562,16 @@ def read_model(arrays: bytes, meta: str) -> TaggerModel:
             data[f"{name}_bias"].astype(np.float32),
         )
 
+    vocabulary = {feature: row for row, feature in enumerate(info["vocabulary"])}
     return TaggerModel(
-        vocabulary={feature: row for row, feature in enumerate(info["vocabulary"])},
-        weights=np.hstack([data["topic_weights"], data["task_weights"]]),
+        vocabulary=vocabulary,
+        # a last row of zeros: the padding of `summed_rows`
+        weights=np.vstack(
+            [
+                np.hstack([data["topic_weights"], data["task_weights"]]),
+                np.zeros((1, len(info["topic_labels"]) + len(info["task_labels"])), np.int8),
+            ]
+        ),
         topics=head("topic"),
         tasks=head("task"),
         topic_rerank=tuple(info["topic_rerank"]),
@@ -379,6 +580,7 @@ def read_model(arrays: bytes, meta: str) -> TaggerModel:
         task_prior=dict(info["task_prior"]),
         thresholds=dict(info["thresholds"]),
         provenance=dict(info["provenance"]),
+        features=feature_index(vocabulary),
     )
 
 
