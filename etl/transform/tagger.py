@@ -356,13 +356,23 @@ def learned_matrix(scores: np.ndarray) -> np.ndarray:
 
 def _learned(scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """`learned_matrix` and the labels' order, best first (ties: the first label)."""
-    order = np.argsort(-scores, kind="stable")
-    matrix = np.zeros((len(scores), LEARNED_FEATURES))
-    matrix[:, 0] = scores
-    matrix[order[:1], 1] = 1.0
-    matrix[order[:3], 2] = 1.0
-    if len(scores):
-        matrix[:, 3] = scores - scores.max()  # in the scores' float32, as they are
+    matrix, order = learned_batch(scores[None])
+    return matrix[0], order[0]
+
+
+def learned_batch(scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """`_learned` of each paper of a batch (a row of `scores` per paper): papers x labels x
+    LEARNED_FEATURES, and each paper's order of its labels."""
+    papers, labels = scores.shape
+    order = np.argsort(-scores, axis=1, kind="stable")
+    matrix = np.zeros((papers, labels, LEARNED_FEATURES))
+    matrix[:, :, 0] = scores
+    if labels:
+        rows = np.arange(papers)[:, None]
+        matrix[rows, order[:, :1], 1] = 1.0
+        matrix[rows, order[:, :3], 2] = 1.0
+        # in the scores' float32, as they are
+        matrix[:, :, 3] = scores - scores.max(axis=1, keepdims=True)
     return matrix, order
 
 
@@ -378,21 +388,34 @@ class TopicRows:
 
 def topic_rows(head: Head, scores: np.ndarray, evidence: dict[str, Evidence]) -> TopicRows:
     """The topic re-ranker's features for one paper."""
-    best_rule = max((e.score for e in evidence.values()), default=0.0)
-    matrix = np.zeros((len(head.labels), LEARNED_FEATURES + RULE_FEATURES))
-    matrix[:, :LEARNED_FEATURES] = _learned(scores)[0]
-    rules_only = {}
-    columns, rows = [], []
-    for leaf, found in evidence.items():
-        column = head.column.get(leaf)
-        if column is None:
-            rules_only[leaf] = rule_row(found, best_rule)
-        else:
-            columns.append(column)
-            rows.append(rule_row(found, best_rule))
+    matrix, rules_only = topic_batch(head, scores[None], [evidence])
+    return TopicRows(head.labels, matrix[0], rules_only[0])
+
+
+def topic_batch(
+    head: Head, scores: np.ndarray, evidences: Sequence[dict[str, Evidence]]
+) -> tuple[np.ndarray, list[dict[str, list[float]]]]:
+    """The topic re-ranker's features for each paper of a batch: papers x labels x features,
+    and each paper's rows of the leaves the model does not know."""
+    matrix = np.zeros((len(evidences), len(head.labels), LEARNED_FEATURES + RULE_FEATURES))
+    matrix[:, :, :LEARNED_FEATURES] = learned_batch(scores)[0]
+    every_rules_only = []
+    papers, columns, rows = [], [], []
+    for paper, evidence in enumerate(evidences):
+        best_rule = max((e.score for e in evidence.values()), default=0.0)
+        rules_only = {}
+        for leaf, found in evidence.items():
+            column = head.column.get(leaf)
+            if column is None:
+                rules_only[leaf] = rule_row(found, best_rule)
+            else:
+                papers.append(paper)
+                columns.append(column)
+                rows.append(rule_row(found, best_rule))
+        every_rules_only.append(rules_only)
     if rows:  # one assignment for all the rules' rows
-        matrix[columns, LEARNED_FEATURES:] = rows
-    return TopicRows(head.labels, matrix, rules_only)
+        matrix[papers, columns, LEARNED_FEATURES:] = rows
+    return matrix, every_rules_only
 
 
 def task_rows(
@@ -406,6 +429,19 @@ def task_rows(
     """Each candidate task's re-ranker features: the tasks the rules found and the model's
     best few (a task this taxonomy does not hold is left out)."""
     learned, order = _learned(scores)
+    return _task_rows(head, learned, order, evidence, prior, task_topic, topic_p)
+
+
+def _task_rows(
+    head: Head,
+    learned: np.ndarray,
+    order: np.ndarray,
+    evidence: dict[str, Evidence],
+    prior: dict[str, float],
+    task_topic: dict[str, str],
+    topic_p: dict[str, float],
+) -> dict[str, list[float]]:
+    """`task_rows`, given the paper's `_learned` matrix and order of the task labels."""
     best_rule = max((e.score for e in evidence.values()), default=0.0)
     candidates = dict.fromkeys(evidence)
     candidates.update(dict.fromkeys(map(head.labels.__getitem__, order[:MODEL_CANDIDATES])))
@@ -430,21 +466,36 @@ def topic_probabilities(
 ) -> dict[str, float]:
     """Each leaf's probability of being one of the paper's topics (leaves of the taxonomy
     only: a label the model knows that a user's taxonomy lacks is left out)."""
+    return topic_probabilities_batch(
+        model, rows.labels, rows.matrix[None], [rows.rules_only], leaves
+    )[0]
+
+
+def topic_probabilities_batch(
+    model: TaggerModel,
+    labels: tuple[str, ...],
+    matrix: np.ndarray,
+    rules_only: Sequence[dict[str, list[float]]],
+    leaves: frozenset[str],
+) -> list[dict[str, float]]:
+    """`topic_probabilities` of each paper of a batch (`topic_batch`'s matrix and rows)."""
     weights = np.asarray(model.topic_rerank)
+    # Each paper's labels x features slice is one BLAS product of the same shape whatever
+    # the batch (a stacked product); a product of all the batch's rows at once would group
+    # them differently and may move a sum's last bit.
+    linear = matrix @ weights[1:] + weights[0]
     # np.clip's Python-level checks cost more than the two ufuncs it stands for
-    linear = np.minimum(np.maximum(rows.matrix @ weights[1:] + weights[0], -30.0), 30.0)
+    linear = np.minimum(np.maximum(linear, -30.0), 30.0)
     values = 1.0 / (1.0 + np.exp(-linear))
-    if leaves.issuperset(rows.labels):  # the packaged taxonomy holds every label
-        result = dict(zip(rows.labels, values.tolist(), strict=True))
-    else:
-        result = {
-            label: p
-            for label, p in zip(rows.labels, values.tolist(), strict=True)
-            if label in leaves
-        }
-    for leaf, row in rows.rules_only.items():
-        result[leaf] = _sigmoid(_dot(model.topic_rules_only, row))
-    return result
+    every = leaves.issuperset(labels)  # the packaged taxonomy holds every label
+    found = []
+    for paper, own in enumerate(rules_only):
+        pairs = zip(labels, values[paper].tolist(), strict=True)
+        result = dict(pairs) if every else {label: p for label, p in pairs if label in leaves}
+        for leaf, row in own.items():
+            result[leaf] = _sigmoid(_dot(model.topic_rules_only, row))
+        found.append(result)
+    return found
 
 
 def probabilities(coefficients: Sequence[float], rows: dict[str, list[float]]) -> dict[str, float]:
@@ -490,18 +541,15 @@ def tag_batch(
     """Each paper's topics and tasks: the learned scores of the whole batch at once, then
     each paper's re-ranking and selection. A paper's labels never depend on its batch."""
     topic_scores, task_scores = model.batch_scores([paper.words for paper in papers])
-    return [
-        scored_labels(
-            model,
-            topic_scores[k],
-            task_scores[k],
-            paper.topic_evidence,
-            paper.task_evidence,
-            leaves,
-            task_topic,
-        )
-        for k, paper in enumerate(papers)
-    ]
+    return scored_batch(
+        model,
+        topic_scores,
+        task_scores,
+        [paper.topic_evidence for paper in papers],
+        [paper.task_evidence for paper in papers],
+        leaves,
+        task_topic,
+    )
 
 
 def tag(
@@ -514,36 +562,58 @@ def tag(
 ) -> Labels:
     """A paper's topics and tasks, most probable first, from its `text_features`."""
     topic_scores, task_scores = model.scores(features)
-    return scored_labels(
-        model, topic_scores, task_scores, topic_evidence, task_evidence, leaves, task_topic
-    )
+    return scored_batch(
+        model,
+        topic_scores[None],
+        task_scores[None],
+        [topic_evidence],
+        [task_evidence],
+        leaves,
+        task_topic,
+    )[0]
 
 
-def scored_labels(
+def scored_batch(
     model: TaggerModel,
     topic_scores: np.ndarray,
     task_scores: np.ndarray,
-    topic_evidence: dict[str, Evidence],
-    task_evidence: dict[str, Evidence],
+    topic_evidences: Sequence[dict[str, Evidence]],
+    task_evidences: Sequence[dict[str, Evidence]],
     leaves: frozenset[str],
     task_topic: dict[str, str],
-) -> Labels:
-    """A paper's topics and tasks from its learned scores and the rules' evidence."""
+) -> list[Labels]:
+    """Each paper's topics and tasks from its learned scores (a row per paper) and the
+    rules' evidence: the re-rankers' features and products for the batch, then each
+    paper's selection."""
     thresholds = model.thresholds
-    topic_p = topic_probabilities(
-        model, topic_rows(model.topics, topic_scores, topic_evidence), leaves
+    matrix, rules_only = topic_batch(model.topics, topic_scores, topic_evidences)
+    every_topic_p = topic_probabilities_batch(
+        model, model.topics.labels, matrix, rules_only, leaves
     )
-    # a paper always gets a topic when anything points to one
-    topics = select(topic_p, thresholds["topic_least"], thresholds["topic_ratio"], first=0.0)
-    candidates = task_rows(
-        model.tasks, task_scores, task_evidence, model.task_prior, task_topic, topic_p
-    )
-    task_p = probabilities(model.task_rerank, candidates)
-    tasks = select(task_p, thresholds["task_least"], thresholds["task_ratio"])
-    return (
-        tuple(TopicHit(s, round(p, 3), _terms(topic_evidence.get(s))) for s, p in topics),
-        tuple(TaskHit(n, round(p, 3), _terms(task_evidence.get(n))) for n, p in tasks),
-    )
+    task_learned, task_order = learned_batch(task_scores)
+    labels = []
+    for paper, topic_p in enumerate(every_topic_p):
+        topic_evidence, task_evidence = topic_evidences[paper], task_evidences[paper]
+        # a paper always gets a topic when anything points to one
+        topics = select(topic_p, thresholds["topic_least"], thresholds["topic_ratio"], first=0.0)
+        candidates = _task_rows(
+            model.tasks,
+            task_learned[paper],
+            task_order[paper],
+            task_evidence,
+            model.task_prior,
+            task_topic,
+            topic_p,
+        )
+        task_p = probabilities(model.task_rerank, candidates)
+        tasks = select(task_p, thresholds["task_least"], thresholds["task_ratio"])
+        labels.append(
+            (
+                tuple(TopicHit(s, round(p, 3), _terms(topic_evidence.get(s))) for s, p in topics),
+                tuple(TaskHit(n, round(p, 3), _terms(task_evidence.get(n))) for n, p in tasks),
+            )
+        )
+    return labels
 
 
 def _terms(evidence: Evidence | None) -> tuple[str, ...]:
