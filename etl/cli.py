@@ -314,10 +314,12 @@ def run_command(
         sys.exit(EXIT_PARTIAL)
 
 
-def run_progress(console: Console, show: bool) -> tuple[Progress, ProgressCallback]:
+def run_progress(
+    console: Console, show: bool, clock: Callable[[], float] | None = None
+) -> tuple[Progress, ProgressCallback]:
     """The run's progress display and the callback that moves it: the bytes read of all the
     files (the bar, and the estimate of the time left from how fast they are read), files
-    done and records written."""
+    done and records written. `clock`: the display's time (the monotonic clock)."""
     progress = Progress(
         SpinnerColumn(),
         TextColumn("{task.description}"),
@@ -331,6 +333,7 @@ def run_progress(console: Console, show: bool) -> tuple[Progress, ProgressCallba
         console=console,
         disable=not show,
         transient=True,
+        get_time=clock,
     )
     task = progress.add_task("Loading", total=None, records=0, done=0, files="?")
 
