@@ -20,8 +20,9 @@ from benchmarks.generate import generate
 REPO = Path(__file__).resolve().parent.parent
 GOLD = Path(__file__).parent / "gold"
 # Every bundle of a file's records, in batches of 500 (as the workers do), with the packaged
-# taxonomy's tagger and with the rules alone, as one repr: dataclasses, floats and all.
+# taxonomy's tagger and with the rules alone, each as its repr: dataclasses, floats and all.
 DUMP = """
+import pickle
 import sys
 from etl.extract import identify, read_records
 from etl.models import RawRecord
@@ -29,7 +30,8 @@ from etl.transform import load_taxonomy, transform_records
 
 records = [r for r in read_records(identify(sys.argv[1])) if isinstance(r, RawRecord)]
 for tagger in ("model", "rules"):
-    taxonomy = load_taxonomy(tagger=tagger)
+    # as the workers get it: pickled (compiled classes pickle by their constructor)
+    taxonomy = pickle.loads(pickle.dumps(load_taxonomy(tagger=tagger)))
     for start in range(0, len(records), 500):
         for bundle in transform_records(records[start : start + 500], taxonomy):
             print(repr(bundle))

@@ -89,6 +89,12 @@ class Taxonomy:
     # would be rebuilt at every read)
     task_topic: dict[str, str] = field(default_factory=dict)
 
+    def __reduce__(self) -> tuple[type[Taxonomy], tuple[object, ...]]:
+        """Pickled as its fields (for the workers), rebuilt by the constructor: compiled
+        (mypyc), a frozen class has no `__dict__` for pickle to fill."""
+        fields = (self.topics, self.index, self.leaves, self.tasks, self.task_index)
+        return (Taxonomy, (*fields, self.tagger, self.task_topic))
+
 
 TAGGERS = ("model", "rules")
 
