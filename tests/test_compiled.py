@@ -24,11 +24,12 @@ GOLD = Path(__file__).parent / "gold"
 DUMP = """
 import pickle
 import sys
+from pathlib import Path
 from etl.extract import identify, read_records
 from etl.models import RawRecord
 from etl.transform import load_taxonomy, transform_records
 
-records = [r for r in read_records(identify(sys.argv[1])) if isinstance(r, RawRecord)]
+records = [r for r in read_records(identify(Path(sys.argv[1]))) if isinstance(r, RawRecord)]
 for tagger in ("model", "rules"):
     # as the workers get it: pickled (compiled classes pickle by their constructor)
     taxonomy = pickle.loads(pickle.dumps(load_taxonomy(tagger=tagger)))
