@@ -265,7 +265,7 @@ class Head:
     bias: np.ndarray  # float32 per label
     # each label's column: a field, not a cached property (compiled, a cached property would
     # be rebuilt at every read)
-    column: dict[str, int] = field(init=False)
+    column: dict[str, int] = field(init=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "column", {label: i for i, label in enumerate(self.labels)})

@@ -85,15 +85,18 @@ class Taxonomy:
     # "model": the packaged learned tagger ranks topics and tasks over the rules' evidence
     # (loaded in the process that first needs it, not where the taxonomy is read); "rules"
     tagger: str = "rules"
-    # each task's topic slug: a field, not a cached property (compiled, a cached property
-    # would be rebuilt at every read)
-    task_topic: dict[str, str] = field(default_factory=dict)
+    # each task's topic slug: a field made once, not a cached property (compiled, a cached
+    # property would be rebuilt at every read)
+    task_topic: dict[str, str] = field(init=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "task_topic", {task.name: task.topic for task in self.tasks})
 
     def __reduce__(self) -> tuple[type[Taxonomy], tuple[object, ...]]:
         """Pickled as its fields (for the workers), rebuilt by the constructor: compiled
         (mypyc), a frozen class has no `__dict__` for pickle to fill."""
         fields = (self.topics, self.index, self.leaves, self.tasks, self.task_index)
-        return (Taxonomy, (*fields, self.tagger, self.task_topic))
+        return (Taxonomy, (*fields, self.tagger))
 
 
 TAGGERS = ("model", "rules")
@@ -186,7 +189,6 @@ def build_taxonomy(
         frozenset(t.slug for t in topics if t.parent is not None),
         task_list,
         _task_index(task_list),
-        task_topic={task.name: task.topic for task in task_list},
     )
 
 
