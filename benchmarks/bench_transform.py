@@ -2,12 +2,14 @@
 
 Usage:
     python benchmarks/bench_transform.py [--corpus generated|real|gold|variants] [--n 5000]
-        [--repeats 5] [--rev REV ...] [--steps] [--profile]
+        [--repeats 5] [--rev REV ...] [--batch 500] [--steps] [--profile] [--callgrind]
 
 The records are the frozen input of `equivalence.py` (run its `prepare` first): the first
 `--n` generated records, or the real list records, ... Each measurement is one fresh process
 (fresh caches, as a transform worker starts) that transforms every record once and reports its
-CPU time (`time.process_time`) per record. With several `--rev` (a revision, or `.` for the
+CPU time (`time.process_time`) per record. A revision that transforms batches
+(`etl.transform.transform_records`) gets the records `--batch` at a time, as its workers do;
+an older one, one by one. With several `--rev` (a revision, or `.` for the
 working tree), the revisions alternate, `--repeats` times each, and the best (least) CPU of
 each is printed: on a machine shared with other work, the least is the least disturbed.
 
@@ -124,9 +126,17 @@ def nested_timers(totals: dict[str, float]) -> Any:
 
 def one_pass(args: argparse.Namespace) -> dict[str, Any]:
     """Transform every record once in this process: CPU seconds, and the steps' seconds."""
+    import etl.transform
     from etl.transform import load_taxonomy, transform
 
+    batched = getattr(etl.transform, "transform_records", None)
     taxonomy = load_taxonomy()
+    try:  # the learned tagger is read once per process: not a record's cost
+        from etl.transform.tagger import load_model
+
+        load_model()
+    except ImportError:
+        pass
     chosen = records(args.corpus, args.n)
     steps: dict[str, float] = {}
     with ExitStack() as stack:
@@ -136,8 +146,13 @@ def one_pass(args: argparse.Namespace) -> dict[str, Any]:
         wall, cpu = time.perf_counter(), time.process_time()
         if profile:
             profile.enable()
-        # one C call (starmap's next) per record: what `--callgrind` counts instructions in
-        deque(starmap(transform, zip(chosen, repeat(taxonomy))), maxlen=0)  # noqa: RUF058
+        # one C call (starmap's next) per record, or per batch where the revision transforms
+        # batches (as its workers do): what `--callgrind` counts instructions in
+        if batched is not None and args.batch > 0:
+            chunks = [chosen[k : k + args.batch] for k in range(0, len(chosen), args.batch)]
+            deque(starmap(batched, zip(chunks, repeat(taxonomy))), maxlen=0)  # noqa: RUF058
+        else:
+            deque(starmap(transform, zip(chosen, repeat(taxonomy))), maxlen=0)  # noqa: RUF058
         if profile:
             profile.disable()
         cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
@@ -155,6 +170,7 @@ def run_child(rev: str, args: argparse.Namespace, steps: bool) -> dict[str, Any]
 
         env["PYTHONPATH"] = os.pathsep.join([str(prepare(rev)), env.get("PYTHONPATH", "")])
     command = [sys.executable, __file__, "--child", "--corpus", args.corpus, "--n", str(args.n)]
+    command += ["--batch", str(args.batch)]
     if steps:
         command.append("--steps")
     if args.profile:
@@ -199,6 +215,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--n", type=int, default=5_000, help="records (at most)")
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--rev", action="append", help="revision ('.': working tree)")
+    parser.add_argument(
+        "--batch",
+        type=int,
+        default=500,
+        help="records per `transform_records` call where the revision has it (0: one by one)",
+    )
     parser.add_argument("--steps", action="store_true", help="time the steps too")
     parser.add_argument("--profile", action="store_true", help="cProfile's top functions")
     parser.add_argument(

@@ -2,7 +2,7 @@
 
 Usage:
     python benchmarks/equivalence.py prepare --n 12000 --lists LISTS [--commit SHA]
-    python benchmarks/equivalence.py dump [--rev REV] -o benchmarks/out/equivalence-REV.jsonl
+    python benchmarks/equivalence.py dump [--rev REV] [--batch N] -o benchmarks/out/eq-REV.jsonl
     python benchmarks/equivalence.py compare A.jsonl B.jsonl
 
 `prepare` freezes the input once, as raw records (pickled to
@@ -22,7 +22,10 @@ comparison:
 records again with two others (the packaged topics without tasks, and a small made-up
 taxonomy with acronym terms, `not` phrases, tasks, doers and datasets), and writes one JSON
 line per bundle: every field, floats as written by `repr`. With `--rev` it imports etl as it
-was at that revision (`snapshot.py`). `compare` names the first differing records and fields
+was at that revision (`snapshot.py`); with `--batch N`, the records go through
+`etl.transform.transform_records` N at a time (one by one where the revision has no
+batches), so that dumps in batches of different sizes show that a paper's output never
+depends on its batch. `compare` names the first differing records and fields
 and exits 1 if any differ. Dumps are local files (benchmarks/out/ is not committed).
 """
 
@@ -226,7 +229,18 @@ def dump(args: argparse.Namespace) -> int:
         from snapshot import prepare as snapshot
 
         sys.path.insert(0, str(snapshot(args.rev)))
-    from etl.transform import transform
+    import etl.transform
+
+    def bundles(records: list[Any], taxonomy: Any) -> Any:
+        """The records' bundles, in batches of `--batch` when the revision has batches."""
+        batched = getattr(etl.transform, "transform_records", None)
+        if not args.batch or batched is None:
+            return (etl.transform.transform(record, taxonomy) for record in records)
+        return (
+            bundle
+            for start in range(0, len(records), args.batch)
+            for bundle in batched(records[start : start + args.batch], taxonomy)
+        )
 
     with INPUT.open("rb") as handle:
         frozen = pickle.load(handle)
@@ -238,8 +252,8 @@ def dump(args: argparse.Namespace) -> int:
             for set_name, records in frozen["sets"].items():
                 if name != "default" and set_name == "generated":
                     continue  # the generated records' vocabulary is small: once is enough
-                for index, record in enumerate(records):
-                    bundle = canonical(transform(record, taxonomy))
+                for index, made in enumerate(bundles(records, taxonomy)):
+                    bundle = canonical(made)
                     line = json.dumps([name, set_name, index, bundle], ensure_ascii=False)
                     out.write(line + "\n")
                     digest.update(line.encode("utf-8"))
@@ -294,6 +308,9 @@ def main(argv: list[str] | None = None) -> int:
     write = commands.add_parser("dump", help="transform the frozen records, write every bundle")
     write.add_argument("--rev", help="import etl as it was at this revision")
     write.add_argument("-o", "--output", required=True)
+    write.add_argument(
+        "--batch", type=int, default=0, help="records per batch (transform_records; 0: one by one)"
+    )
     check = commands.add_parser("compare", help="compare two dumps")
     check.add_argument("a")
     check.add_argument("b")

@@ -13,18 +13,19 @@ import sys
 import textwrap
 import traceback
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 from rich.console import Console
 from rich.markup import escape
 from rich.progress import (
     BarColumn,
-    MofNCompleteColumn,
     Progress,
     SpinnerColumn,
+    TaskProgressColumn,
     TextColumn,
     TimeElapsedColumn,
+    TimeRemainingColumn,
 )
 
 from etl import __version__
@@ -37,6 +38,9 @@ from etl.models import CHANGE_KINDS, RunReport
 from etl.output import FORMATS, make_console, render, visible
 from etl.parallel import default_workers
 from etl.signals import stop_on_sigterm
+
+if TYPE_CHECKING:
+    from etl.progress import ProgressCallback
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -360,29 +364,51 @@ def run_command(
         dask=dask,
     )
     show = not quiet and err.is_terminal
-    with Progress(
-        SpinnerColumn(),
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TextColumn("files · {task.fields[records]:,} records"),
-        TimeElapsedColumn(),
-        console=err,
-        disable=not show,
-        transient=True,
-    ) as progress:
-        task = progress.add_task("Loading", total=None, records=0)
-
-        def on_progress(event: str, count: int) -> None:
-            if event == "source":
-                progress.advance(task, count)
-            else:
-                progress.update(task, records=progress.tasks[task].fields["records"] + count)
-
+    progress, on_progress = run_progress(err, show)
+    with progress:
         report = run(options, on_progress)
     print_report(report)
     if report.status != "succeeded":
         sys.exit(EXIT_PARTIAL)
+
+
+def run_progress(
+    console: Console, show: bool, clock: Callable[[], float] | None = None
+) -> tuple[Progress, ProgressCallback]:
+    """The run's progress display and the callback that moves it: the bytes read of all the
+    files (the bar, and the estimate of the time left from how fast they are read), files
+    done and records written. `clock`: the display's time (the monotonic clock)."""
+    progress = Progress(
+        SpinnerColumn(),
+        TextColumn("{task.description}"),
+        BarColumn(),
+        TaskProgressColumn(),
+        TextColumn("{task.fields[done]}/{task.fields[files]} files"),
+        TextColumn("· {task.fields[records]:,} records ·"),
+        TimeElapsedColumn(),
+        TextColumn("· left"),
+        TimeRemainingColumn(),
+        console=console,
+        disable=not show,
+        transient=True,
+        get_time=clock,
+    )
+    task = progress.add_task("Loading", total=None, records=0, done=0, files="?")
+
+    def on_progress(event: str, count: int) -> None:
+        fields = progress.tasks[task].fields
+        if event == "bytes":
+            progress.update(task, total=count)
+        elif event == "read":
+            progress.advance(task, count)
+        elif event == "files":
+            progress.update(task, files=count)
+        elif event == "source":
+            progress.update(task, done=fields["done"] + count)
+        elif event == "records":
+            progress.update(task, records=fields["records"] + count)
+
+    return progress, on_progress
 
 
 def _parse_shard(value: str | None) -> tuple[int, int] | None:

@@ -107,6 +107,7 @@ class DaskRun(_Run):
             roots=tuple(self.roots),
         )
         finished: dict[Path, SourceReport] = {}
+        self.meter.start(files)
         try:
             with connect(self.options.dask) as client:
                 held = self._load_on(client, job, files, finished, wait=False)
@@ -152,6 +153,7 @@ class DaskRun(_Run):
                 if self.progress:
                     self.progress("records", outcome.report.records + outcome.report.rejects)
                     self.progress("source", 1)
+                self.meter.done(path)
         except BaseException:
             # A task already running finishes its source (a thread cannot be stopped); the
             # others never start.

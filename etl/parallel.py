@@ -20,7 +20,7 @@ from contextlib import AbstractContextManager, ExitStack, contextmanager
 from etl.extract import Item, VenueTable, limits, parse_item, use_venues
 from etl.models import PaperRows, RawRecord, Reject
 from etl.signals import signals_held
-from etl.transform import Taxonomy, transform
+from etl.transform import Taxonomy, transform_records
 
 Batch = list[Item]
 Result = tuple[list[PaperRows], list[Reject]]
@@ -149,10 +149,7 @@ def transform_batch(batch: Sequence[Item], taxonomy: Taxonomy | None) -> Result:
     chosen = taxonomy or _worker_taxonomy
     assert chosen is not None, "worker started without a taxonomy"
     records = [parse_item(item) for item in batch]
-    papers = [
-        PaperRows.from_bundle(transform(item, chosen))
-        for item in records
-        if isinstance(item, RawRecord)
-    ]
+    raw = [item for item in records if isinstance(item, RawRecord)]
+    papers = [PaperRows.from_bundle(bundle) for bundle in transform_records(raw, chosen)]
     rejects = [item for item in records if isinstance(item, Reject)]
     return papers, rejects

@@ -5,7 +5,7 @@ from __future__ import annotations
 import glob
 import itertools
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import asdict, dataclass
 from functools import partial
@@ -25,6 +25,7 @@ from etl.fingerprint import fingerprint
 from etl.load.database import package_dir
 from etl.models import Reject, RunReport, SourceFile, SourceReport
 from etl.parallel import Result, TransformPool
+from etl.progress import ProgressCallback, ReadMeter
 from etl.signals import signals_held
 from etl.spool import Spool
 from etl.transform import Taxonomy, load_taxonomy
@@ -41,8 +42,6 @@ SOURCE_ATTEMPTS = 5
 RETRIED_SQLSTATES = frozenset({"40P01", "40001", "23503"})
 # Rejects kept of a file that fails for having too many (each holds at most 10,000 characters).
 KEPT_REJECTS = 1_000
-
-ProgressCallback = Callable[[str, int], None]  # (event, count): "source" or "records"
 
 
 @dataclass(frozen=True)
@@ -192,6 +191,7 @@ class _Run:
         self.venues = venues
         self.lock = lock
         self.progress = progress
+        self.meter = ReadMeter(progress)  # bytes read, for the estimate of the time left
         self.fingerprint = _fingerprint(taxonomy, venues, options)
         self.run_id = 0
         self.interrupted = 0  # earlier runs found dead: they may have left orphaned rows
@@ -214,6 +214,7 @@ class _Run:
     def load_all(self, files: Sequence[Path]) -> None:
         """Load each source in its own transaction, then tidy shared rows."""
         self.prepare()
+        self.meter.start(files)
         with ExitStack() as stack:
             self.pool = TransformPool(
                 stack, self.options.workers, self.taxonomy, self.venues, self.options.limits
@@ -315,6 +316,14 @@ class _Run:
 
     def load_source(self, path: Path, *, wait: bool) -> SourceReport | None:
         """Load one file atomically, again if a concurrent loader's change rolled it back."""
+        self.meter.begin(path)
+        report = self._load_attempts(path, wait=wait)
+        if report is not None:
+            self.meter.done(path)
+        return report
+
+    def _load_attempts(self, path: Path, *, wait: bool) -> SourceReport | None:
+        """`load_source`'s attempts."""
         for _ in range(SOURCE_ATTEMPTS):
             try:
                 return self._load_source(path, wait=wait)
@@ -395,6 +404,7 @@ class _Run:
                     loader.write(papers, rejects)
                 if self.progress:
                     self.progress("records", len(papers) + len(rejects))
+                    self.meter.batch()
             with self.timed("load"), signals_held():  # the source's last writes
                 return loader.finish()
 

@@ -1,26 +1,70 @@
-"""Transform stage: pure functions from a raw record to a paper bundle (no I/O of any kind).
+"""Transform stage: pure functions from raw records to paper bundles (no I/O of any kind).
 
-Public entry point: `transform(record, taxonomy)`.
+Public entry points: `transform_records(records, taxonomy)` and `transform(record,
+taxonomy)`, a batch of one. The work is in two phases: each record is read on its own
+(cleaning, acronyms, methods, links, the rules' evidence for topics and tasks, its words as
+ids), then the batch is finished together (the tagger's learned scores in one product for
+the whole batch, then each paper's topics and tasks, ids and content hash). Nothing a paper
+gets depends on the batch it came in.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import replace
+from typing import NamedTuple
 
-from etl.models import Paper, PaperBundle, RawRecord
+from etl.models import (
+    Acronym,
+    Link,
+    MethodMention,
+    Paper,
+    PaperBundle,
+    RawRecord,
+    TaskHit,
+    TopicHit,
+)
 from etl.transform.acronyms import find_acronyms
 from etl.transform.clean import clean_text, emphasized
 from etl.transform.ids import content_hash, identify, ordered_external, source_keys
 from etl.transform.links import collect_links, external_ids, make_link
 from etl.transform.methods import find_methods
-from etl.transform.topics import Taxonomy, load_taxonomy, topics_and_tasks
+from etl.transform.topics import LabelReading, Taxonomy, label_batch, load_taxonomy, read_labels
 
-__all__ = ["Taxonomy", "load_taxonomy", "transform"]
+__all__ = ["Taxonomy", "load_taxonomy", "transform", "transform_records"]
+
+
+class Reading(NamedTuple):
+    """What the first phase finds in one record: all but its topics, tasks, ids and hash."""
+
+    record: RawRecord
+    abstract: str
+    title: str | None
+    acronyms: tuple[Acronym, ...]
+    methods: tuple[MethodMention, ...]
+    links: tuple[Link, ...]
+    silent: list[str]  # link fields that gave no link
+    labels: LabelReading
 
 
 def transform(record: RawRecord, taxonomy: Taxonomy) -> PaperBundle:
     """Clean a record's text and find its links, methods, acronyms, topics and tasks."""
+    return transform_records([record], taxonomy)[0]
+
+
+def transform_records(records: Sequence[RawRecord], taxonomy: Taxonomy) -> list[PaperBundle]:
+    """`transform` of each record, the batch's shared work done once."""
+    readings = [read_record(record, taxonomy) for record in records]
+    labels = label_batch([reading.labels for reading in readings], taxonomy)
+    return [
+        finish(reading, topics, tasks)
+        for reading, (topics, tasks) in zip(readings, labels, strict=True)
+    ]
+
+
+def read_record(record: RawRecord, taxonomy: Taxonomy) -> Reading:
+    """The first phase: what one record says, read on its own."""
     raw_abstract = record.abstract or ""
     abstract = clean_text(raw_abstract)
     title = clean_text(record.title) if record.title else None
@@ -33,7 +77,16 @@ def transform(record: RawRecord, taxonomy: Taxonomy) -> PaperBundle:
     links = collect_links(
         {k: v for k, v in texts.items() if v}, record.links, silent, record.code_mentions
     )
-    topics, tasks = topics_and_tasks(abstract, taxonomy, title=title)
+    labels = read_labels(abstract, taxonomy, title)
+    return Reading(record, abstract, title, acronyms, methods, links, silent, labels)
+
+
+def finish(
+    reading: Reading, topics: tuple[TopicHit, ...], tasks: tuple[TaskHit, ...]
+) -> PaperBundle:
+    """The second phase for one paper, once its topics and tasks are known: ids and hash."""
+    record, abstract, title, acronyms, methods, links, silent, _ = reading
+    raw_abstract = record.abstract or ""
     external = ordered_external([*source_keys(record.ids), *external_ids(links, record.source_id)])
     pid, keys = identify(abstract, title, external, record.authors, record.year)
     paper = Paper(

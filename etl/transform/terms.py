@@ -152,6 +152,14 @@ class TermIndex:
     exact_lowered: frozenset[str] = frozenset()
     acronyms: frozenset[str] = frozenset()  # the terms that are acronyms (`is_acronym_term`)
 
+    def __reduce__(self) -> tuple[type[TermIndex], tuple[object, ...]]:
+        """Pickled as its fields, rebuilt by the constructor: compiled (mypyc), a frozen
+        class has no `__dict__` for pickle to fill, and refuses its attributes being set."""
+        return (
+            TermIndex,
+            (self.words, self.exact, self.weights, self.exact_lowered, self.acronyms),
+        )
+
 
 @dataclass(slots=True)
 class Occurrence:

@@ -4,11 +4,12 @@ signal it, and the tasks papers address, each under a topic."""
 from __future__ import annotations
 
 import tomllib
-from dataclasses import dataclass, replace
-from functools import cache, cached_property
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from functools import cache
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from etl.errors import TaxonomyError
 from etl.models import Task, TaskHit, Topic, TopicHit
@@ -25,7 +26,7 @@ from etl.transform.terms import (
 from etl.wordlists import line_of, term_problem
 
 if TYPE_CHECKING:  # the tagger (and NumPy) load only when topics are assigned
-    from etl.transform.tagger import Evidence, TaggerModel
+    from etl.transform.tagger import Evidence, PaperReading, TaggerModel
 
 __all__ = [
     "Taxonomy",
@@ -84,11 +85,18 @@ class Taxonomy:
     # "model": the packaged learned tagger ranks topics and tasks over the rules' evidence
     # (loaded in the process that first needs it, not where the taxonomy is read); "rules"
     tagger: str = "rules"
+    # each task's topic slug: a field made once, not a cached property (compiled, a cached
+    # property would be rebuilt at every read)
+    task_topic: dict[str, str] = field(init=False, compare=False)
 
-    @cached_property
-    def task_topic(self) -> dict[str, str]:
-        """Each task's topic slug."""
-        return {task.name: task.topic for task in self.tasks}
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "task_topic", {task.name: task.topic for task in self.tasks})
+
+    def __reduce__(self) -> tuple[type[Taxonomy], tuple[object, ...]]:
+        """Pickled as its fields (for the workers), rebuilt by the constructor: compiled
+        (mypyc), a frozen class has no `__dict__` for pickle to fill."""
+        fields = (self.topics, self.index, self.leaves, self.tasks, self.task_index)
+        return (Taxonomy, (*fields, self.tagger))
 
 
 TAGGERS = ("model", "rules")
@@ -358,21 +366,46 @@ def rule_evidences(
     )
 
 
+class LabelReading(NamedTuple):
+    """What the transform's first phase reads of a paper for its topics and tasks: the
+    labels themselves when the rules alone assign them, else what the tagger reads."""
+
+    rules: tuple[tuple[TopicHit, ...], tuple[TaskHit, ...]] | None
+    tagger: PaperReading | None
+
+
+def read_labels(text: str, taxonomy: Taxonomy, title: str | None = None) -> LabelReading:
+    """A paper's topics and tasks by the rules, or what the tagger will need of it."""
+    model = _model() if taxonomy.tagger == "model" else None
+    if model is None:
+        rules = assign_topics(text, taxonomy, title), assign_tasks(text, taxonomy, title)
+        return LabelReading(rules, None)
+    from etl.transform.tagger import PaperReading
+
+    topic_evidence, task_evidence = rule_evidences(title, text, taxonomy)
+    features = model.features
+    words = (features.ids(text), features.ids(title or ""))
+    return LabelReading(None, PaperReading(words, topic_evidence, task_evidence))
+
+
+def label_batch(
+    readings: Sequence[LabelReading], taxonomy: Taxonomy
+) -> list[tuple[tuple[TopicHit, ...], tuple[TaskHit, ...]]]:
+    """Each paper's topics and tasks (the transform's second phase, once per batch)."""
+    tagged = [reading.tagger for reading in readings if reading.tagger is not None]
+    if not tagged:
+        return [reading.rules or ((), ()) for reading in readings]
+    from etl.transform.tagger import load_model, tag_batch
+
+    model = load_model()
+    assert model is not None  # the readings were made with it
+    labels = iter(tag_batch(model, tagged, taxonomy.leaves, taxonomy.task_topic))
+    return [reading.rules or next(labels) for reading in readings]
+
+
 def topics_and_tasks(
     text: str, taxonomy: Taxonomy, title: str | None = None
 ) -> tuple[tuple[TopicHit, ...], tuple[TaskHit, ...]]:
-    """A paper's topics and tasks: by the taxonomy's tagger when it has one, else by its rules."""
-    model = _model() if taxonomy.tagger == "model" else None
-    if model is None:
-        return assign_topics(text, taxonomy, title), assign_tasks(text, taxonomy, title)
-    from etl.transform.tagger import tag, text_features
-
-    topic_evidence, task_evidence = rule_evidences(title, text, taxonomy)
-    return tag(
-        model,
-        text_features(title, text),
-        topic_evidence,
-        task_evidence,
-        taxonomy.leaves,
-        taxonomy.task_topic,
-    )
+    """A paper's topics and tasks: by the taxonomy's tagger when it has one, else by its rules
+    (a batch of one)."""
+    return label_batch([read_labels(text, taxonomy, title)], taxonomy)[0]

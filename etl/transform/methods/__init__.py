@@ -11,7 +11,6 @@ from dataclasses import replace
 
 from etl.models import Acronym, MethodMention
 from etl.transform.methods.introduced import Introduced
-from etl.transform.methods.mentioned import Mentioned
 from etl.transform.methods.titles import title_names
 from etl.transform.methods.tokens import generic_key, method_key
 from etl.transform.methods.vocabulary import GENERIC
@@ -33,7 +32,9 @@ def find_methods(
     return finder.in_order()
 
 
-class _Finder(Introduced, Mentioned):
+# One line of classes (Reading, Mentioned, Introduced, _Finder), the order the methods were
+# always looked up in: compiled classes (mypyc) take a single base.
+class _Finder(Introduced):
     """One pass over a text: introduced names first, then mentioned ones."""
 
     def read(self) -> None:

@@ -10,7 +10,6 @@ from __future__ import annotations
 from itertools import compress
 
 from etl.transform.acronyms import Definition, singular_word
-from etl.transform.methods.base import Reading
 from etl.transform.methods.kinds import (
     KIND_OF_WORD,
     LIST_NOUNS,
@@ -19,6 +18,7 @@ from etl.transform.methods.kinds import (
     kind_from,
     kind_of_name,
 )
+from etl.transform.methods.mentioned import Mentioned
 from etl.transform.methods.tokens import ADJ, LOWER, PUNCT, STRONG, TITLE, method_key, shape
 from etl.transform.methods.vocabulary import (
     ADVERBS,
@@ -48,7 +48,7 @@ PASSIVE_VERBS = frozenset(
 )
 
 
-class Introduced(Reading):
+class Introduced(Mentioned):
     """The rules for introduced names."""
 
     def _introduced(self) -> None:
