@@ -310,3 +310,16 @@ def test_a_sighting_row_keeps_the_record_its_source_gave(sqlite_url: str, tmp_pa
     assert json.loads(str(iclr_row[2]))["abstract"] == FIRST
     assert REPO in {link[0] for link in json.loads(str(iclr_row[2]))["links"]}
     assert json.loads(str(neurips_row[2]))["links"] == []
+
+
+def test_copies_of_one_record_are_one_paper_in_the_summary(sqlite_url: str, tmp_path: Path) -> None:
+    """Counted once per file, not once per batch: 1,200 copies of one record over three
+    batches are one paper inserted, and a rerun of a changed copy count is one unchanged."""
+    record = {"title": TITLE, "abstract": FIRST}
+    listing = write_json(tmp_path / "copies.json", [record] * 1200)
+    report = load(sqlite_url, listing, batch_size=500)
+    assert (report.papers_inserted, report.papers_updated, report.papers_unchanged) == (1, 0, 0)
+    write_json(listing, [record] * 1300)
+    report = load(sqlite_url, listing, batch_size=500)
+    assert (report.papers_inserted, report.papers_updated, report.papers_unchanged) == (0, 0, 1)
+    assert fetch_one(sqlite_url, "SELECT count(*) FROM paper_sources") == 1300
