@@ -36,7 +36,7 @@ class StoredPaper(NamedTuple):
     content_hash: str
 
 
-# Rows (papers, identity keys, lookup rows) a fresh run remembers at most, so that its memory
+# Rows (papers, identity keys) a fresh run remembers at most, so that its memory
 # stops growing with the papers it writes; past them the database answers the same questions
 # (what the bound costs and holds: benchmarks/HISTORY.md).
 REMEMBERED_ROWS = 200_000

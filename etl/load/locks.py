@@ -1,4 +1,4 @@
-"""Every lock between loaders, in one place.
+"""Every lock between loaders, in one place (PostgreSQL's; the backend object calls them).
 
 SQLite has one writer: a run holds an exclusive lock file beside the database for its whole
 length. PostgreSQL takes several loaders at once, on one machine or many, through advisory
@@ -7,8 +7,8 @@ locks (keys in a namespace of our own, bound as parameters):
 - the loaders' lock (`LOADERS`): every run holds it shared for its whole length, so loaders
   run side by side; `--full-refresh` holds it exclusive (with `FULL_REFRESH`, which tells it
   apart), and so, briefly at a run's end, does the deletion of orphaned authors, links and
-  methods (it waits for the other loaders to finish, because a loader may have committed a
-  lookup row that its paper rows will use);
+  methods (it waits for the other loaders to finish, because another loader may be deleting
+  the last rows that use one);
 - the database lock (`DATABASE`): held for a transaction by database-wide work that is quick:
   migrations and the topic and task sync;
 - one lock per run id, held for the run's length: a `running` run whose lock is free belongs
@@ -16,9 +16,10 @@ locks (keys in a namespace of our own, bound as parameters):
 - one lock per source path, held by the source's transaction: a loader skips a source
   another loader is loading, and comes back to it at the end, waiting for it then (by when
   it is usually loaded, and unchanged; a loader killed meanwhile left it to the others);
-- one lock per lookup table (authors, links, methods), held by the short transaction that
-  adds a batch's new lookup rows, so that loaders add them one at a time (no duplicate, no
-  deadlock, ids read back by range);
+- one lock for adding lookup rows (authors, links, listed terms, methods) and the rows
+  that name them, held by a source's last step until it commits, so that loaders add them
+  one at a time (no duplicate, no loader waiting on another's uncommitted lookup row) and
+  every one of them commits or rolls back with its source;
 - one row lock per paper identity key (a hashed `doi:`, `abs:`, `title:` ... key, a row of
   `identity_locks`), held by the source's transaction: paper identity is decided by reading
   `paper_keys` and then inserting, so two loaders that both found nothing stored would
@@ -32,9 +33,9 @@ locks (keys in a namespace of our own, bound as parameters):
 
 No cycle, by construction: a source takes every identity key and every paper lock it will
 hold before its first write, each set in one global order (keys by number, then papers by
-row number), and never takes another later; what it then writes locks only rows of papers
-it holds or created (and lookup rows, on a connection of their own, a table at a time). So a
-loader that waits holds nothing that the loader it waits for still needs. The writer gathers
+row number), and never takes another later but the lookup lock, in its last step, where it
+waits for nothing else (rows another loader is deleting meanwhile are skipped, not waited
+for). So a loader that waits holds nothing that the loader it waits for still needs. The writer gathers
 a file's keys first (its transformed batches are kept on disk meanwhile: etl.spool).
 
 Session locks live on the run's own connection and die with it: a killed loader holds nothing.
