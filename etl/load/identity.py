@@ -32,6 +32,7 @@ the same batch are matched to each other the same way.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable, Sequence
 from functools import partial
@@ -118,11 +119,16 @@ def _shared(prefix: str, record_keys: Sequence[str], paper_keys: set[str]) -> bo
 class IdentityResolver:
     """Gives each record of a batch the id of the paper it describes (stored or new)."""
 
-    def __init__(self, connection: Connection, stored: StoredRows):
+    def __init__(
+        self, connection: Connection, stored: StoredRows, source_id: int = 0, run_id: int = 0
+    ):
         self.connection = connection
         self.stored = stored
-        # The papers this source's records were resolved to so far, with the keys they gave.
-        self.here: dict[str, set[str]] = {}
+        self.source_id, self.run_id = source_id, run_id
+        self.here: set[str] = set()  # papers this source's records were resolved to so far
+        # The keys this batch's records gave the papers they were resolved to; those of
+        # earlier batches are read back from their sightings when needed (rarely).
+        self.given: dict[str, set[str]] = {}
         self.abstracts: dict[str, str] = {}  # of the papers this batch's records are
 
     def resolve(self, papers: Sequence[PaperRows]) -> tuple[list[str], dict[str, str]]:
@@ -144,6 +150,7 @@ class IdentityResolver:
         )
         resolved: list[str] = []
         merged: dict[str, str] = {}
+        self.given = {}
         created: set[str] = set()  # papers this batch's records make
         self.abstracts = {}
         for paper in papers:
@@ -165,7 +172,8 @@ class IdentityResolver:
                     suffix += 1
                     survivor = f"{paper.id}-{suffix}"
                 created.add(survivor)
-            self.here.setdefault(survivor, set()).update(paper.keys)
+            self.given[survivor] = self._given_here(survivor) | set(paper.keys)
+            self.here.add(survivor)
             self.abstracts.setdefault(survivor, paper.abstract)
             keysets[survivor].update(paper.keys)
             for key in paper.keys:
@@ -190,7 +198,9 @@ class IdentityResolver:
             if survivor not in holders:
                 holders.append(survivor)
         keysets[survivor] |= keysets.pop(other)
-        self.here.setdefault(survivor, set()).update(self.here.pop(other, set()))
+        if other in self.here:
+            self.here.add(survivor)
+        self.given.setdefault(survivor, set()).update(self.given.pop(other, set()))
         self.abstracts.pop(other, None)
 
     def _matches(
@@ -214,12 +224,32 @@ class IdentityResolver:
                 if paper_id in found:
                     continue
                 theirs = {k for k in keysets[paper_id] if k.startswith("title:")}
-                if key in self.here.get(paper_id, ()) and titles and theirs and not titles & theirs:
+                if titles and theirs and not titles & theirs and key in self._given_here(paper_id):
                     continue
                 similar = partial(self._similar, paper.abstract, paper_id)
                 if matches(keys, keysets[paper_id], similar):
                     found.append(paper_id)
         return found
+
+    def _given_here(self, paper_id: str) -> set[str]:
+        """The keys this source's records (of this run) gave a paper."""
+        if paper_id not in self.here:
+            return set()
+        given = self.given.get(paper_id)
+        if given is None:
+            ps, p = s.paper_sources.c, s.papers.c
+            query = (
+                select(ps.record)
+                .join_from(s.paper_sources, s.papers, p.pk == ps.paper_pk)
+                .where(p.id == paper_id, ps.source_id == self.source_id, ps.run_id == self.run_id)
+            )
+            given = {
+                key
+                for (record,) in self.connection.execute(query)
+                for key in json.loads(record)["keys"]
+            }
+            self.given[paper_id] = given
+        return given
 
     def _similar(self, abstract: str, paper_id: str) -> bool:
         """Whether an abstract shares enough words with a paper's (stored or of this batch)."""

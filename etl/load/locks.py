@@ -35,8 +35,9 @@ No cycle, by construction: a source takes every identity key and every paper loc
 hold before its first write, each set in one global order (keys by number, then papers by
 row number), and never takes another later but the lookup lock, in its last step, where it
 waits for nothing else (rows another loader is deleting meanwhile are skipped, not waited
-for). So a loader that waits holds nothing that the loader it waits for still needs. The writer gathers
-a file's keys first (its transformed batches are kept on disk meanwhile: etl.spool).
+for). So a loader that waits holds nothing that the loader it waits for still needs. The
+writer gathers a file's keys first (its transformed batches are kept on disk meanwhile:
+etl.spool).
 
 Session locks live on the run's own connection and die with it: a killed loader holds nothing.
 """

@@ -339,7 +339,7 @@ class SourceLoader:
         )
         self.papers.search_index = self.search_index
         self.counts = self.papers.counts
-        self.identity = IdentityResolver(connection, self.stored)
+        self.identity = IdentityResolver(connection, self.stored, self.source_id, run_id)
         self.held_up_front = False  # see hold_up_front
         self.backend.start_source(connection)
 
