@@ -30,6 +30,7 @@ from etl.transform.clean import clean_text, emphasized
 from etl.transform.ids import content_hash, identify, ordered_external, source_keys
 from etl.transform.links import collect_links, external_ids, make_link
 from etl.transform.methods import find_methods
+from etl.transform.methods.established import demote_established
 from etl.transform.topics import LabelReading, Taxonomy, label_batch, load_taxonomy, read_labels
 
 __all__ = ["Taxonomy", "load_taxonomy", "transform", "transform_records"]
@@ -71,7 +72,10 @@ def read_record(record: RawRecord, taxonomy: Taxonomy) -> Reading:
     # each text read apart (the method finder reads the abstract's definitions again, cached)
     acronyms = find_acronyms(title or "", abstract)
     # the title is read as a title, not as the abstract's first sentence
-    methods = find_methods(abstract, emphasized(raw_abstract), acronyms, title)
+    # a name in use before the paper's year is the paper's mention, not its own
+    methods = demote_established(
+        find_methods(abstract, emphasized(raw_abstract), acronyms, title), record.year
+    )
     texts = {"title": record.title or "", "abstract": raw_abstract}
     silent: list[str] = []
     links = collect_links(
