@@ -432,7 +432,9 @@ def print_report(report: RunReport) -> None:
             out.print(f"[yellow]ignored[/]  {path}: {message}")
         elif source.status == "pruned":
             out.print(f"[yellow]pruned[/]   {path}: {message}")
-        elif source.rejects:
+        elif source.moved_from is not None:
+            out.print(f"[cyan]moved[/]    {path}: {message}")
+        if source.rejects and source.status != "failed":
             rejected = f"{source.rejects} of {source.records} records rejected"
             out.print(f"[yellow]rejects[/]  {path}: {rejected}")
     out.print(

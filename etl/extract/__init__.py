@@ -19,6 +19,7 @@ from etl.errors import SourceError
 from etl.extract import json_shapes, limits, pwc
 from etl.extract.compressed import container_stat, is_tar
 from etl.extract.files import discover, discover_all, fingerprint, read_head, read_head_bytes
+from etl.extract.presence import prune_scope, why_gone
 from etl.extract.readers import (
     READERS,
     JsonLine,
@@ -43,10 +44,12 @@ __all__ = [
     "limits",
     "load_venues",
     "parse_item",
+    "prune_scope",
     "read_items",
     "read_records",
     "unreadable",
     "use_venues",
+    "why_gone",
 ]
 
 Item = RawRecord | Reject | JsonLine
