@@ -240,15 +240,15 @@ class _Run:
 
     def prune(self) -> None:
         """Forget the sources under the given paths (etl.extract.prune_scope) that are gone
-        (etl.extract.why_gone): their sightings, and the papers seen nowhere else (each
+        (etl.extract.gone_reasons): their sightings, and the papers seen nowhere else (each
         source in its own transaction)."""
         covered = extract.prune_scope(self.options.paths or default_paths())
         with self.engine.connect() as connection:
-            known = load.known_sources(connection)
+            known = [(i, path) for i, path in load.known_sources(connection) if covered(path)]
+        gone = extract.gone_reasons(path for _, path in known)
         for source_id, path in known:
-            why = extract.why_gone(path) if covered(path) else None
-            if why is not None:
-                self._forget(source_id, path, why)
+            if path in gone:
+                self._forget(source_id, path, gone[path])
 
     def _forget(self, source_id: int, path: str, why: str) -> None:
         """Forget one gone source, saying why and what left with it."""
@@ -408,11 +408,9 @@ class _Run:
         shallowest_first = sorted(self.roots, key=lambda root: len(root.parts))
         root = next((r for r in shallowest_first if path.is_relative_to(r)), path.parent)
         below = path.relative_to(root).as_posix()
-        return [
-            (old, checksum)
-            for old, checksum in load.moved_candidates(connection, below)
-            if old != str(path) and extract.why_gone(old) is not None
-        ]
+        found = [x for x in load.moved_candidates(connection, below) if x[0] != str(path)]
+        gone = extract.gone_reasons(old for old, _ in found)
+        return [(old, checksum) for old, checksum in found if old in gone]
 
     def _take_over(
         self, connection: Connection, path: str, gone: Sequence[str], counts: load.LoadCounts

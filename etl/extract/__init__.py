@@ -19,7 +19,7 @@ from etl.errors import SourceError
 from etl.extract import json_shapes, limits, pwc
 from etl.extract.compressed import container_stat, is_tar
 from etl.extract.files import discover, discover_all, fingerprint, read_head, read_head_bytes
-from etl.extract.presence import prune_scope, why_gone
+from etl.extract.presence import gone_reasons, prune_scope
 from etl.extract.readers import (
     READERS,
     JsonLine,
@@ -38,6 +38,7 @@ __all__ = [
     "container_stat",
     "discover",
     "discover_all",
+    "gone_reasons",
     "guess_venue_year",
     "identify",
     "item_size",
@@ -49,7 +50,6 @@ __all__ = [
     "read_records",
     "unreadable",
     "use_venues",
-    "why_gone",
 ]
 
 Item = RawRecord | Reject | JsonLine

@@ -11,7 +11,7 @@ import fnmatch
 import glob
 import itertools
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 from etl.errors import SourceError
@@ -23,19 +23,38 @@ ARCHIVE_GONE = "the archive is gone"
 MEMBER_GONE = "the archive no longer holds this member"
 
 
-def why_gone(location: str) -> str | None:
-    """Why a known source is gone (FILE_GONE, ARCHIVE_GONE, MEMBER_GONE), or None while it is
-    there. An archive that is there but cannot be listed (damaged, no longer a zip) is not
-    known to have lost a member: its members are kept."""
+def gone_reasons(locations: Iterable[str]) -> dict[str, str]:
+    """The known sources of `locations` that are gone, each with why (FILE_GONE,
+    ARCHIVE_GONE, MEMBER_GONE); each archive's members are listed once for them all."""
+    listed: dict[str, frozenset[str] | None] = {}
+    gone = {}
+    for location in locations:
+        why = _why_gone(location, listed)
+        if why is not None:
+            gone[location] = why
+    return gone
+
+
+def _why_gone(location: str, listed: dict[str, frozenset[str] | None]) -> str | None:
+    """Why one source is gone, or None while it is there. An archive that is there but
+    cannot be listed (damaged, no longer a zip) is not known to have lost a member: its
+    members are kept."""
     if os.path.exists(location):
         return None
-    for archive, member in _member_splits(location):
+    splits = _member_readings(location)
+    for archive, member in splits:
         if os.path.isfile(archive):
-            return None if _holds(archive, member) else MEMBER_GONE
-    splits = _member_splits(location)
-    if splits and not os.path.isdir(splits[0][0]):  # not a folder named `x!`: an archive
-        return ARCHIVE_GONE
-    return FILE_GONE
+            if archive not in listed:
+                listed[archive] = _members(archive)
+            members = listed[archive]
+            return None if members is None or member in members else MEMBER_GONE
+    return ARCHIVE_GONE if splits else FILE_GONE
+
+
+def _member_readings(location: str) -> list[tuple[str, str]]:
+    """The (archive, member) readings of a location that may name a zip member: `x!/y`
+    beside a folder `x!` is a file in that folder, not a member of an archive `x`."""
+    return [(a, m) for a, m in _member_splits(location) if not os.path.isdir(f"{a}!")]
 
 
 def _member_splits(location: str) -> list[tuple[str, str]]:
@@ -48,12 +67,12 @@ def _member_splits(location: str) -> list[tuple[str, str]]:
     return splits
 
 
-def _holds(archive: str, member: str) -> bool:
-    """Whether an archive lists a member (True when it cannot be listed)."""
+def _members(archive: str) -> frozenset[str] | None:
+    """The members an archive lists; None when it cannot be listed."""
     try:
-        return member in zip_members(Path(archive))
+        return frozenset(zip_members(Path(archive)))
     except SourceError:
-        return True
+        return None
 
 
 def prune_scope(paths: Sequence[str]) -> Callable[[str], bool]:
@@ -81,8 +100,9 @@ def _scope_of(given: str) -> Callable[[str], bool]:
 
 
 def _candidates(location: str) -> list[str]:
-    """A location and, for a zip member, the archive that holds it."""
-    return [location, *(archive for archive, _ in _member_splits(location))]
+    """What a glob is matched against: a file's path; for a zip member, its archive's (a
+    glob matches files on disk, never inside an archive)."""
+    return [archive for archive, _ in _member_readings(location)] or [location]
 
 
 def _absolute_pattern(pattern: Path) -> Path:

@@ -3,7 +3,7 @@
 A source is its file's path (or a zip member's `ARCHIVE!/MEMBER`). A file at a path not seen
 before may be a known source moved (its folder moved or renamed): `moved_candidates` lists the
 sources whose path ends as its path does, from the folder the user named down; of those whose
-files are gone (etl.extract.why_gone, the pipeline's test), one with the same bytes takes the
+files are gone (etl.extract.gone_reasons, the pipeline's test), one with the same bytes takes the
 new path and keeps its sightings (`same_content`, `move_source`); else the file is loaded as
 a source of its own, and a gone source it holds enough papers of (`moved_share`,
 `holds_enough`, `taken_over`) is forgotten in the same transaction, so a record removed from a
