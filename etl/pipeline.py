@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import glob
 import itertools
+import os
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import ExitStack, contextmanager
@@ -91,7 +92,8 @@ def run(options: RunOptions, progress: ProgressCallback | None = None) -> RunRep
     venues = extract.load_venues(options.venues)
     extract.use_venues(venues)
     extract.limits.use(options.limits)
-    found = extract.discover_all(options.paths or default_paths())
+    given = options.paths or default_paths()
+    found = extract.discover_all([p for p in given if not _absent(p)] if options.prune else given)
     engine = load.create_db_engine(url)
     try:
         with load.run_lock(engine, wait=options.wait, exclusive=options.full_refresh) as lock:
@@ -242,13 +244,19 @@ class _Run:
         """Forget the sources under the given paths (etl.extract.prune_scope) that are gone
         (etl.extract.gone_reasons): their sightings, and the papers seen nowhere else (each
         source in its own transaction)."""
-        covered = extract.prune_scope(self.options.paths or default_paths())
+        given = self.options.paths or default_paths()
+        covered = extract.prune_scope(given)
         with self.engine.connect() as connection:
             known = [(i, path) for i, path in load.known_sources(connection) if covered(path)]
         gone = extract.gone_reasons(path for _, path in known)
         for source_id, path in known:
             if path in gone:
                 self._forget(source_id, path, gone[path])
+        for absent in filter(_absent, given):  # a gone file, or a glob matching only gone ones
+            if not any(map(extract.prune_scope([absent]), gone)):
+                why = "no file matches this pattern" if glob.has_magic(absent) else "no such file"
+                message = f"{absent}: {why}, nor a source loaded from there"
+                self._add(SourceReport(absent, "unknown", "failed", message=message))
 
     def _forget(self, source_id: int, path: str, why: str) -> None:
         """Forget one gone source, saying why and what left with it."""
@@ -543,6 +551,14 @@ def _moved_message(old: str, removed: int) -> str:
 
 def _papers(count: int) -> str:
     return f"{count:,} paper{'' if count == 1 else 's'}"
+
+
+def _absent(given: str) -> bool:
+    """Whether a path given names nothing on disk: with `--prune`, not an error (the sources
+    it names may be gone), unless it names no known source either."""
+    if glob.has_magic(given) and not os.path.lexists(given):
+        return not any(os.path.isfile(m) for m in glob.glob(given, recursive=True))
+    return not os.path.lexists(given)
 
 
 def _identified(path: Path, options: RunOptions) -> SourceFile:

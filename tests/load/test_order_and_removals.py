@@ -463,8 +463,16 @@ def test_prune_forgets_only_the_sources_under_the_paths_and_globs_given(
         assert _pruned(load(url, x, prune=True)) == {}  # x.json is there: nothing else goes
         assert list(_pruned(load(url, d / "*.json", prune=True))) == [str(y)]  # not deep/
         assert _titles(url) == ["C", "X", "Z"]
-        assert list(_pruned(load(url, d / "deep" / "*", prune=True))) == [str(c)]
-        assert _titles(url) == ["X", "Z"] and deep.exists()
+        assert list(_pruned(load(url, c, prune=True))) == [str(c)]  # a gone file, by name
+        assert _titles(url) == ["X", "Z"]
+        again = load(url, c, prune=True)
+        assert [(x.status, x.message) for x in again.sources] == [
+            ("failed", f"{c}: no such file, nor a source loaded from there")
+        ]
+        deep.unlink()
+        assert list(_pruned(load(url, d / "deep", prune=True))) == [str(deep)]
+        assert list(_pruned(load(url, d / "**" / "*.json", prune=True))) == []
+        assert _titles(url) == ["X"]
 
 
 @pytest.mark.postgres
