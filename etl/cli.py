@@ -220,7 +220,11 @@ def _run_help() -> str:
 @click.option(
     "--prune",
     is_flag=True,
-    help="Forget the files under PATH that are gone: their papers leave unless seen elsewhere.",
+    help=(
+        "Forget the gone sources PATH names (a file, the files under a folder, those a glob "
+        "matches; a zip member when its archive is gone or no longer holds it): their papers "
+        "leave unless seen elsewhere."
+    ),
 )
 @click.option(
     "--workers",
