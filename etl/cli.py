@@ -220,7 +220,11 @@ def _run_help() -> str:
 @click.option(
     "--prune",
     is_flag=True,
-    help="Forget the files under PATH that are gone: their papers leave unless seen elsewhere.",
+    help=(
+        "Forget the gone sources PATH names (a file, the files under a folder, those a glob "
+        "matches; a zip member when its archive is gone or no longer holds it): their papers "
+        "leave unless seen elsewhere."
+    ),
 )
 @click.option(
     "--workers",
@@ -432,7 +436,9 @@ def print_report(report: RunReport) -> None:
             out.print(f"[yellow]ignored[/]  {path}: {message}")
         elif source.status == "pruned":
             out.print(f"[yellow]pruned[/]   {path}: {message}")
-        elif source.rejects:
+        elif source.moved_from is not None:
+            out.print(f"[cyan]moved[/]    {path}: {message}")
+        if source.rejects and source.status != "failed":
             rejected = f"{source.rejects} of {source.records} records rejected"
             out.print(f"[yellow]rejects[/]  {path}: {rejected}")
     out.print(

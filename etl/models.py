@@ -328,10 +328,11 @@ class SourceReport:
 
     path: str
     format: str
-    status: str  # "loaded", "unchanged" (skipped), "failed"
+    status: str  # "loaded", "unchanged" (skipped), "failed", "ignored", "pruned"
     records: int = 0
     rejects: int = 0
     message: str | None = None
+    moved_from: str | None = None  # the gone source this file is, moved (and maybe edited)
 
 
 @dataclass(frozen=True, slots=True)

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import glob
 import itertools
+import os
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import ExitStack, contextmanager
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from functools import partial
 from itertools import islice
 from pathlib import Path
@@ -91,7 +92,8 @@ def run(options: RunOptions, progress: ProgressCallback | None = None) -> RunRep
     venues = extract.load_venues(options.venues)
     extract.use_venues(venues)
     extract.limits.use(options.limits)
-    found = extract.discover_all(options.paths or default_paths())
+    given = options.paths or default_paths()
+    found = extract.discover_all([p for p in given if not _absent(p)] if options.prune else given)
     engine = load.create_db_engine(url)
     try:
         with load.run_lock(engine, wait=options.wait, exclusive=options.full_refresh) as lock:
@@ -239,20 +241,35 @@ class _Run:
             self.start_memory(connection)
 
     def prune(self) -> None:
-        """Forget the sources under the given folders whose files are gone: their sightings,
-        and the papers seen nowhere else (each source in its own transaction)."""
+        """Forget the sources under the given paths (etl.extract.prune_scope) that are gone
+        (etl.extract.gone_reasons): their sightings, and the papers seen nowhere else (each
+        source in its own transaction)."""
+        given = self.options.paths or default_paths()
+        covered = extract.prune_scope(given)
         with self.engine.connect() as connection:
-            gone = load.gone_sources(connection, self.roots)
-        for source_id, path in gone:
-            with self.transaction() as connection, signals_held():
-                if not load.claim_source(connection, path, wait=True):
-                    continue
-                removed, deferred = load.forget_source(connection, source_id, self.run_id)
-            if removed and self.remembered is not None:
-                self.remembered.forget()
-            self.counts.removed += removed
-            self.counts.deferred += deferred
-            self._add(SourceReport(path, "unknown", "pruned", message="the file is gone"))
+            known = [(i, path) for i, path in load.known_sources(connection) if covered(path)]
+        gone = extract.gone_reasons(path for _, path in known)
+        for source_id, path in known:
+            if path in gone:
+                self._forget(source_id, path, gone[path])
+        for absent in filter(_absent, given):  # a gone file, or a glob matching only gone ones
+            if not any(map(extract.prune_scope([absent]), gone)):
+                why = "no file matches this pattern" if glob.has_magic(absent) else "no such file"
+                message = f"{absent}: {why}, nor a source loaded from there"
+                self._add(SourceReport(absent, "unknown", "failed", message=message))
+
+    def _forget(self, source_id: int, path: str, why: str) -> None:
+        """Forget one gone source, saying why and what left with it."""
+        with self.transaction() as connection, signals_held():
+            if not load.claim_source(connection, path, wait=True):
+                return
+            removed, deferred = load.forget_source(connection, source_id, self.run_id)
+        if removed and self.remembered is not None:
+            self.remembered.forget()
+        self.counts.removed += removed
+        self.counts.deferred += deferred
+        message = f"{why}; {_papers(removed + deferred)} seen only there removed"
+        self._add(SourceReport(path, "unknown", "pruned", message=message))
 
     def start_memory(self, connection: Connection) -> None:
         """Keep what this run writes in memory, when all the writer would read back is what
@@ -349,25 +366,29 @@ class _Run:
             with self.transaction() as connection:
                 if not load.claim_source(connection, str(path), wait=wait):
                     return None
-                state = load.source_state(connection, str(path))
-                if state is None and self._moved_here(connection, path):
-                    state = load.source_state(connection, str(path))
+                arrival = self._arrival(connection, path)
+                state, moved = arrival.state, arrival.moved_from
                 fresh = self.options.full_refresh
                 if state and not fresh and _looks_unchanged(path, state, self.fingerprint):
-                    return SourceReport(str(path), state.format, "unchanged")
+                    return _unchanged(str(path), state.format, moved)
                 with self.timed("extract"):
                     source = _identified(path, self.options)
                 known = (state.checksum, state.fingerprint) if state else None
                 if not fresh and known == (source.checksum, self.fingerprint):
                     load.touch_source(connection, source.path, source.mtime_ns)
-                    return SourceReport(source.path, source.format, "unchanged")
+                    return _unchanged(source.path, source.format, moved)
                 counts = self._write_source(connection, source)
+                taken = self._take_over(connection, source.path, arrival.gone, counts)
         except SourceError as exc:
             where = (source.path, source.format) if source else (str(path), "unknown")
             kept = self._keep_rejects(exc.kept) if isinstance(exc, _TooManyRejects) else 0
             return SourceReport(*where, "failed", rejects=kept, message=str(exc))
         self.counts.add(counts)
-        return SourceReport(source.path, source.format, "loaded", counts.records, counts.rejects)
+        moved = moved or taken
+        said = _moved_message(moved, counts.removed + counts.deferred) if moved else None
+        return SourceReport(
+            source.path, source.format, "loaded", counts.records, counts.rejects, said, moved
+        )
 
     def _keep_rejects(self, rejects: Sequence[Reject]) -> int:
         """Write the first rejects of a source that failed for having too many (its own
@@ -377,14 +398,51 @@ class _Run:
         self.counts.rejects += len(rejects)
         return len(rejects)
 
-    def _moved_here(self, connection: Connection, path: Path) -> bool:
-        """Whether a known source whose file is gone is this file, moved (etl.load.sources);
-        if so it now has this path."""
+    def _arrival(self, connection: Connection, path: Path) -> _Arrival:
+        """What the database knows of a file: its state; for a path not seen before, the gone
+        sources it may be, moved (a source with the same bytes takes its path at once)."""
+        state = load.source_state(connection, str(path))
+        if state is not None:
+            return _Arrival(state)
+        gone = self._gone_namesakes(connection, path)
+        old = load.same_content(gone, str(path), _checksum(path)) if gone else None
+        if old is not None and load.move_source(connection, old, str(path)):
+            return _Arrival(load.source_state(connection, str(path)), old)
+        return _Arrival(None, gone=[old for old, _ in gone])
+
+    def _gone_namesakes(self, connection: Connection, path: Path) -> list[tuple[str, str]]:
+        """(path, checksum) of the gone sources whose path ends as this file's does from the
+        folder the user named down (a zip member is gone only with its archive or its entry)."""
         shallowest_first = sorted(self.roots, key=lambda root: len(root.parts))
         root = next((r for r in shallowest_first if path.is_relative_to(r)), path.parent)
         below = path.relative_to(root).as_posix()
-        old = load.moved_from(connection, str(path), below, lambda: _checksum(path))
-        return old is not None and load.move_source(connection, old, str(path))
+        found = [x for x in load.moved_candidates(connection, below) if x[0] != str(path)]
+        gone = extract.gone_reasons(old for old, _ in found)
+        return [(old, checksum) for old, checksum in found if old in gone]
+
+    def _take_over(
+        self, connection: Connection, path: str, gone: Sequence[str], counts: load.LoadCounts
+    ) -> str | None:
+        """After loading a file not seen before: the gone source it holds enough papers of
+        (etl.load.holds_enough), forgotten in the same transaction as the file moved and
+        edited (its papers the file no longer lists leave); None when there is none."""
+        shares = {}
+        for candidate in gone:
+            papers, held = load.moved_share(connection, candidate, path)
+            if load.holds_enough(papers, held):
+                shares[candidate] = held / papers
+        old = load.taken_over(shares, path)
+        if old is None or not load.claim_source(connection, old, wait=False):
+            return None  # a source another loader holds stays, as gone files do
+        source_id = load.source_id_of(connection, old)
+        if source_id is None:  # another loader moved or forgot it meanwhile
+            return None
+        removed, deferred = load.forget_source(connection, source_id, self.run_id)
+        if self.remembered is not None:
+            self.remembered.forget()
+        counts.removed += removed
+        counts.deferred += deferred
+        return old
 
     def _write_source(self, connection: Connection, source: SourceFile) -> load.LoadCounts:
         """Transform a source's records in batches and write them."""
@@ -466,6 +524,41 @@ class _Run:
             stage_seconds=dict(self.stages),
             database=database,
         )
+
+
+@dataclass(frozen=True)
+class _Arrival:
+    """What the database knows of a file about to be loaded: its state (None: a new source),
+    the gone source it is when one with the same bytes took its path, and otherwise the
+    gone sources it may be, moved and edited (etl.load.sources)."""
+
+    state: load.SourceState | None
+    moved_from: str | None = None
+    gone: list[str] = field(default_factory=list)
+
+
+def _unchanged(path: str, fmt: str, moved: str | None) -> SourceReport:
+    """A source skipped as unchanged (perhaps moved from another path)."""
+    message = _moved_message(moved, 0) if moved else None
+    return SourceReport(path, fmt, "unchanged", message=message, moved_from=moved)
+
+
+def _moved_message(old: str, removed: int) -> str:
+    """What the summary says of a moved source."""
+    left = f"; {_papers(removed)} it no longer lists removed" if removed else ""
+    return f"moved from {old}{left}"
+
+
+def _papers(count: int) -> str:
+    return f"{count:,} paper{'' if count == 1 else 's'}"
+
+
+def _absent(given: str) -> bool:
+    """Whether a path given names nothing on disk: with `--prune`, not an error (the sources
+    it names may be gone), unless it names no known source either."""
+    if glob.has_magic(given) and not os.path.lexists(given):
+        return not any(os.path.isfile(m) for m in glob.glob(given, recursive=True))
+    return not os.path.lexists(given)
 
 
 def _identified(path: Path, options: RunOptions) -> SourceFile:

@@ -19,6 +19,7 @@ from etl.errors import SourceError
 from etl.extract import json_shapes, limits, pwc
 from etl.extract.compressed import container_stat, is_tar
 from etl.extract.files import discover, discover_all, fingerprint, read_head, read_head_bytes
+from etl.extract.presence import gone_reasons, prune_scope
 from etl.extract.readers import (
     READERS,
     JsonLine,
@@ -37,12 +38,14 @@ __all__ = [
     "container_stat",
     "discover",
     "discover_all",
+    "gone_reasons",
     "guess_venue_year",
     "identify",
     "item_size",
     "limits",
     "load_venues",
     "parse_item",
+    "prune_scope",
     "read_items",
     "read_records",
     "unreadable",

@@ -141,3 +141,28 @@ def test_a_skipped_link_is_listed_with_its_name_printed_as_text(tmp_path: Path) 
     )
     assert result.exit_code == 0, result.output
     assert "[red]leak.txt: a link to a folder: not followed" in result.output
+
+
+def test_the_run_summary_says_what_was_removed_and_why(tmp_path: Path) -> None:
+    def write(path: Path, *titles: str) -> Path:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        abstract = "We study how sparse graphs grow when each new node links to a few others."
+        records = [{"title": t, "abstract": f"{t}: {abstract}"} for t in titles]
+        path.write_text(json.dumps(records), "utf-8")
+        return path
+
+    def run(*args: str) -> str:
+        db = f"sqlite:///{tmp_path / 'p.db'}"
+        result = CliRunner().invoke(main, ["run", "--workers", "1", "--db", db, *args])
+        assert result.exit_code == 0, result.output
+        return result.output
+
+    old = write(tmp_path / "old" / "list.json", "One", "Two")
+    gone = write(tmp_path / "lists" / "gone.json", "Three")
+    run(str(old), str(gone))
+    old.unlink()
+    gone.unlink()
+    new = write(tmp_path / "new" / "list.json", "One")
+    assert f"moved    {new}: moved from {old}; 1 paper it no longer lists removed" in run(str(new))
+    pruned = run("--prune", str(tmp_path / "lists"), str(new))
+    assert f"pruned   {gone}: the file is gone; 1 paper seen only there removed" in pruned

@@ -175,3 +175,57 @@ def test_an_integer_past_64_bits_in_the_first_json_line_is_read_as_in_later_line
     report = load(db_url, path)
     assert [(s.status, s.records) for s in report.sources] == [("loaded", 2)]
     assert report.papers_inserted == 2
+
+
+def test_a_zip_member_is_gone_only_with_its_archive_or_its_entry(tmp_path: Path) -> None:
+    archive = tmp_path / "lists.zip"
+    with zipfile.ZipFile(archive, "w") as handle:
+        handle.writestr("list.json", GOOD)
+    (tmp_path / "x").write_bytes(b"not a zip")
+    (tmp_path / "x!").mkdir()
+    damaged = tmp_path / "damaged.zip"
+    damaged.write_bytes(b"PK\x03\x04 cut short")
+    member, other = f"{archive}!/list.json", f"{archive}!/other.json"
+    in_folder = f"{tmp_path}/x!/data.jsonl"  # a file in the folder `x!`, not a member of `x`
+    assert extract.gone_reasons(
+        [member, other, f"{damaged}!/a.json", in_folder, str(tmp_path / "gone.json")]
+    ) == {
+        other: "the archive no longer holds this member",
+        in_folder: "the file is gone",
+        str(tmp_path / "gone.json"): "the file is gone",
+    }  # the damaged archive cannot say it lost a member: kept
+    archive.unlink()
+    assert extract.gone_reasons([member]) == {member: "the archive is gone"}
+
+
+def test_a_prune_scope_is_the_file_folder_or_glob_given(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "d" / "deep").mkdir(parents=True)
+    (tmp_path / "d" / "x.json").write_bytes(GOOD)
+    (tmp_path / "d" / "lists.zip").write_bytes(b"")
+    monkeypatch.chdir(tmp_path)
+    d = f"{tmp_path}/d"
+    known = [
+        f"{d}/x.json",
+        f"{d}/y.json",
+        f"{d}/deep/c.csv",
+        f"{d}/deep/more/e.json",
+        f"{d}/.hidden.json",
+        f"{d}/lists.zip!/m.json",
+        f"{tmp_path}/dd/y.json",
+    ]
+
+    def covered(*paths: str) -> list[str]:
+        test = extract.prune_scope(paths)
+        return [path.removeprefix(f"{tmp_path}/") for path in known if test(path)]
+
+    assert covered("d/x.json") == ["d/x.json"]
+    assert covered("d/lists.zip") == ["d/lists.zip!/m.json"]
+    assert covered("d/deep") == ["d/deep/c.csv", "d/deep/more/e.json"]
+    assert covered("d/*.json") == ["d/x.json", "d/y.json"]
+    assert covered("d/*") == ["d/x.json", "d/y.json", "d/lists.zip!/m.json"]  # its archive
+    assert covered("d/**/*.json") == ["d/x.json", "d/y.json", "d/deep/more/e.json"]
+    everything = ["d/x.json", "d/y.json", "d/deep/c.csv", "d/deep/more/e.json"]
+    assert covered("d/**") == [*everything, "d/lists.zip!/m.json"]  # nothing hidden
+    assert covered(f"{d}/deep/*", "d/y.json") == ["d/y.json", "d/deep/c.csv"]

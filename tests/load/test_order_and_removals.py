@@ -8,6 +8,7 @@ import json
 import re
 import threading
 import time
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +17,7 @@ from sqlalchemy import Engine, UniqueConstraint, create_engine, event, text
 
 from etl.load import SourceLoader, remove_all_unseen, upgrade_to_head
 from etl.load import schema as s
+from etl.models import RunReport
 from tests.helpers import (
     BACKENDS,
     BY_NATURAL_KEYS,
@@ -315,6 +317,162 @@ def test_prune_forgets_the_files_that_are_gone(tmp_path: Path, kind: str) -> Non
             ("Two",),
         ]
         assert fetch_one(url, "SELECT count(*) FROM sources") == 2
+
+
+def _records(*titles: str) -> list[dict[str, str]]:
+    return [{"title": title, "abstract": f"{title}: {KEPT}"} for title in titles]
+
+
+def _zip(archive: Path, members: dict[str, list[str]]) -> Path:
+    """A zip archive of JSON lists, one member per name, of papers with these titles."""
+    archive.parent.mkdir(parents=True, exist_ok=True)
+    with zipfile.ZipFile(archive, "w") as handle:
+        for name, titles in members.items():
+            handle.writestr(name, json.dumps(_records(*titles)))
+    return archive
+
+
+def _titles(url: str) -> list[str]:
+    return [str(title) for (title,) in fetch(url, "SELECT title FROM papers ORDER BY title")]
+
+
+def _pruned(report: RunReport) -> dict[str, str]:
+    return {x.path: x.message or "" for x in report.sources if x.status == "pruned"}
+
+
+@pytest.mark.parametrize("kind", BACKENDS)
+def test_a_zip_member_is_gone_only_when_its_archive_is_or_no_longer_holds_it(
+    tmp_path: Path, kind: str
+) -> None:
+    data = tmp_path / "data"
+    archive = _zip(data / "lists.zip", {"list.json": ["One", "Two"], "extra.json": ["Three"]})
+    write_list(data / "keep.json", _records("Four"))
+    (tmp_path / "db").mkdir()
+    with fresh_database(kind, tmp_path / "db") as url:
+        load(url, data)
+        again = load(url, data, prune=True)  # every member is still in its archive
+        assert _pruned(again) == {} and again.papers_removed == 0
+        assert _titles(url) == ["Four", "One", "Three", "Two"]
+        _zip(archive, {"list.json": ["One", "Two"]})
+        report = load(url, data, prune=True)
+        assert _pruned(report) == {
+            f"{archive}!/extra.json": "the archive no longer holds this member; "
+            "1 paper seen only there removed"
+        }
+        assert report.papers_removed == 1 and _titles(url) == ["Four", "One", "Two"]
+        archive.unlink()
+        report = load(url, data, prune=True)
+        assert _pruned(report) == {
+            f"{archive}!/list.json": "the archive is gone; 2 papers seen only there removed"
+        }
+        assert _titles(url) == ["Four"]
+
+
+@pytest.mark.parametrize("kind", BACKENDS)
+def test_a_file_named_as_a_zip_member_leaves_the_member_alone(tmp_path: Path, kind: str) -> None:
+    archive = _zip(tmp_path / "a" / "lists.zip", {"list.json": ["One", "Two"]})
+    (tmp_path / "b").mkdir()
+    unrelated = write_list(tmp_path / "b" / "list.json", _records("Other"))
+    (tmp_path / "db").mkdir()
+    with fresh_database(kind, tmp_path / "db") as url:
+        load(url, archive)
+        report = load(url, unrelated)
+        assert report.papers_removed == 0 and [x.moved_from for x in report.sources] == [None]
+        assert _titles(url) == ["One", "Other", "Two"]
+        paths = {str(p) for (p,) in fetch(url, "SELECT path FROM sources")}
+        assert paths == {f"{archive}!/list.json", str(unrelated)}
+
+
+@pytest.mark.parametrize("kind", BACKENDS)
+def test_a_file_sharing_only_a_name_with_a_gone_one_takes_nothing(
+    tmp_path: Path, kind: str
+) -> None:
+    (tmp_path / "icml").mkdir()
+    (tmp_path / "neurips").mkdir()
+    gone = write_list(tmp_path / "icml" / "list.json", _records("One", "Two"))
+    (tmp_path / "db").mkdir()
+    with fresh_database(kind, tmp_path / "db") as url:
+        load(url, gone)
+        gone.unlink()
+        other = write_list(tmp_path / "neurips" / "list.json", _records("Three", "Four"))
+        report = load(url, other)  # a gone file keeps its papers without --prune
+        assert report.papers_removed == 0 and report.sources[0].moved_from is None
+        assert _titles(url) == ["Four", "One", "Three", "Two"]
+        assert fetch_one(url, "SELECT count(*) FROM sources") == 2
+
+
+@pytest.mark.parametrize("kind", BACKENDS)
+def test_the_moved_file_rule_takes_a_file_holding_half_of_a_gone_ones_papers(
+    tmp_path: Path, kind: str
+) -> None:
+    (tmp_path / "old").mkdir()
+    (tmp_path / "new").mkdir()
+    (tmp_path / "db").mkdir()
+    with fresh_database(kind, tmp_path / "db") as url:
+        first = write_list(tmp_path / "old" / "a.json", _records("One", "Two", "Three"))
+        load(url, first)
+        first.unlink()
+        few = write_list(tmp_path / "new" / "a.json", _records("One", "Four", "Five"))
+        report = load(url, few)  # 1 of 3: another list that shares a paper, not the file moved
+        assert report.papers_removed == 0 and report.sources[0].moved_from is None
+        assert fetch_one(url, "SELECT count(*) FROM sources") == 2
+        few.unlink()
+        (tmp_path / "newer").mkdir()
+        most = write_list(tmp_path / "newer" / "a.json", _records("One", "Two", "Six"))
+        report = load(url, most)  # 2 of old/a.json's 3 (1 of new/a.json's 3): old/a.json, moved
+        assert report.sources[0].moved_from == str(first)
+        assert (
+            report.sources[0].message == f"moved from {first}; 1 paper it no longer lists removed"
+        )
+        assert report.papers_removed == 1  # Three; One stays seen in new/a.json (gone, kept)
+        assert _titles(url) == ["Five", "Four", "One", "Six", "Two"]
+        paths = {str(p) for (p,) in fetch(url, "SELECT path FROM sources")}
+        assert paths == {str(few), str(most)}
+
+
+@pytest.mark.parametrize("kind", BACKENDS)
+def test_the_moved_file_rule_is_exact_about_case(tmp_path: Path, kind: str) -> None:
+    (tmp_path / "A").mkdir()
+    (tmp_path / "b").mkdir()
+    gone = write_list(tmp_path / "A" / "LIST.JSON", _records("One", "Two"))
+    (tmp_path / "db").mkdir()
+    with fresh_database(kind, tmp_path / "db") as url:
+        load(url, gone)
+        gone.unlink()
+        report = load(url, write_list(tmp_path / "b" / "list.json", _records("One", "Two")))
+        assert fetch_one(url, "SELECT count(*) FROM sources") == 2
+        assert report.sources[0].moved_from is None and report.papers_removed == 0
+
+
+@pytest.mark.parametrize("kind", BACKENDS)
+def test_prune_forgets_only_the_sources_under_the_paths_and_globs_given(
+    tmp_path: Path, kind: str
+) -> None:
+    d = tmp_path / "d"
+    (d / "deep").mkdir(parents=True)
+    x = write_list(d / "x.json", _records("X"))
+    y = write_list(d / "y.json", _records("Y"))
+    deep = write_list(d / "deep" / "z.json", _records("Z"))
+    c = d / "deep" / "c.csv"
+    c.write_text(f'title,abstract\nC,"C: {KEPT}"\n', "utf-8")
+    (tmp_path / "db").mkdir()
+    with fresh_database(kind, tmp_path / "db") as url:
+        load(url, d)
+        y.unlink()
+        c.unlink()
+        assert _pruned(load(url, x, prune=True)) == {}  # x.json is there: nothing else goes
+        assert list(_pruned(load(url, d / "*.json", prune=True))) == [str(y)]  # not deep/
+        assert _titles(url) == ["C", "X", "Z"]
+        assert list(_pruned(load(url, c, prune=True))) == [str(c)]  # a gone file, by name
+        assert _titles(url) == ["X", "Z"]
+        again = load(url, c, prune=True)
+        assert [(x.status, x.message) for x in again.sources] == [
+            ("failed", f"{c}: no such file, nor a source loaded from there")
+        ]
+        deep.unlink()
+        assert list(_pruned(load(url, d / "deep", prune=True))) == [str(deep)]
+        assert list(_pruned(load(url, d / "**" / "*.json", prune=True))) == []
+        assert _titles(url) == ["X"]
 
 
 @pytest.mark.postgres
