@@ -23,6 +23,7 @@ from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
 from sqlalchemy.engine import make_url
 
@@ -44,7 +45,8 @@ CONNECT_SECONDS = 30  # how long the driver tries to reach a scheduler
 
 def check_run(url: str, address: str) -> None:
     """Fail before anything is recorded when a `--dask` run cannot work: on SQLite (one
-    writer, a file on one machine), without Dask installed, or with a malformed `local:N`."""
+    writer, a file on one machine), without Dask installed, or with a malformed `local:N` or
+    scheduler address."""
     if make_url(url).get_backend_name() != "postgresql":
         raise EtlError(
             "--dask needs a PostgreSQL database (--db postgresql+psycopg://USER@HOST/DB): "
@@ -56,6 +58,23 @@ def check_run(url: str, address: str) -> None:
         raise EtlError(f"--dask needs Dask's distributed scheduler: {INSTALL_HINT}") from exc
     if _is_local(address):
         _local_workers(address)
+    else:
+        _check_address(address)
+
+
+def _check_address(address: str) -> None:
+    """A scheduler address names a host, and a port that can exist (`tcp://HOST:PORT`): a
+    port past 65535 would otherwise be waited on like an unreachable server."""
+    parsed = urlsplit(address if "://" in address else f"tcp://{address}")
+    try:
+        port = parsed.port
+    except ValueError:
+        port = -1
+    if not parsed.hostname or (port is not None and not 1 <= port <= 65535):
+        raise EtlError(
+            f"--dask {address!r} is not a scheduler address: expected tcp://HOST:PORT with a "
+            "port from 1 to 65535, local or local:N"
+        )
 
 
 def _is_local(address: str) -> bool:
@@ -199,7 +218,8 @@ def connect(address: str) -> Iterator[Client]:
         return
     try:
         client = Client(address, timeout=CONNECT_SECONDS)
-    except (OSError, ValueError) as exc:  # unreachable (a timeout is an OSError), or no address
+    # unreachable (a timeout is an OSError), no address, or a protocol needing more (tls://)
+    except (OSError, ValueError, TypeError) as exc:
         raise EtlError(f"cannot reach the Dask scheduler at {address!r}: {exc}") from exc
     with client:
         _check_workers(client)

@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 from sqlalchemy.exc import DBAPIError
 
+from etl.cluster import CONNECT_SECONDS
 from etl.models import RunReport
 from etl.pipeline import RunOptions, run
 from tests.helpers import fetch, fetch_one, fresh_postgres_database, load, snapshot, write_files
@@ -193,6 +194,18 @@ def test_a_dask_run_refuses_sqlite(tmp_path: Path) -> None:
 
 @pytest.mark.postgres
 @pytest.mark.slow
+@pytest.mark.parametrize("address", ["tcp://127.0.0.1:99999", "tcp://:8786", "127.0.0.1:87x"])
+def test_an_impossible_scheduler_address_is_refused_at_once(address: str) -> None:
+    with fresh_postgres_database() as url:
+        started = time.monotonic()
+        result = etl_run(Path("."), url, "--dask", address)
+        assert time.monotonic() - started < CONNECT_SECONDS  # no wait for a timeout
+        assert result.returncode == 1
+        assert f"--dask {address!r} is not a scheduler address" in result.stderr
+        assert "Traceback" not in result.stderr
+        assert fetch_one(url, "SELECT count(*) FROM pg_tables WHERE tablename = 'runs'") == 0
+
+
 def test_a_malformed_local_cluster_is_refused_before_the_run_is_recorded() -> None:
     with fresh_postgres_database() as url:
         result = etl_run(Path("."), url, "--dask", "local:0")
