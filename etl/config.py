@@ -70,15 +70,33 @@ def resolve_database_url(given: str | None = None) -> str:
     return parsed.render_as_string(hide_password=False)
 
 
+SQLITE_HEADER = b"SQLite format 3\x00"
+
+
 def _path_url(path: str) -> str:
     """A SQLite URL for a bare path that names a database file; an error for anything else."""
-    if path.lower().endswith(SQLITE_SUFFIXES) or Path(path).is_file():
+    if path.lower().endswith(SQLITE_SUFFIXES) or _holds_sqlite(Path(path)):
         return f"sqlite:///{path}"
+    if Path(path).is_file():
+        # an empty or other file (`--db list.json`, arguments swapped) would become a database
+        raise DatabaseError(
+            f"{path[:200]!r} is a file but not a SQLite database: give a path ending in .db, "
+            ".sqlite or .sqlite3, or sqlite:///FILE to use it anyway"
+        )
     raise DatabaseError(
         f"{path[:200]!r} is neither a database URL nor a database file: give "
         "sqlite:///FILE.db, a path ending in .db, .sqlite or .sqlite3, "
         "or postgresql+psycopg://USER@HOST/DB"
     )
+
+
+def _holds_sqlite(path: Path) -> bool:
+    """A file that starts as every SQLite database does."""
+    try:
+        with path.open("rb") as handle:
+            return handle.read(len(SQLITE_HEADER)) == SQLITE_HEADER
+    except OSError:
+        return False
 
 
 def _quote_userinfo(url: str) -> str:

@@ -694,6 +694,23 @@ def test_db_option_refuses_what_is_not_a_database(
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.parametrize("command", [["run", "-q"], ["stats"]])
+def test_db_option_refuses_an_existing_file_that_is_no_database(
+    tmp_path: Path, command: list[str]
+) -> None:
+    """`--db list.json` (arguments swapped) or an empty file: kept as it was, named."""
+    (tmp_path / "notes.txt").write_bytes(b"")
+    (tmp_path / "list.json").write_text('[{"title": "A paper"}]', "utf-8")
+    for name in ("notes.txt", "list.json"):
+        before = (tmp_path / name).read_bytes()
+        result = etl(*command, "--db", name, cwd=tmp_path)
+        assert_one_error(result, f"'{name}' is a file but not a SQLite database")
+        assert (tmp_path / name).read_bytes() == before
+    # a file that is a SQLite database is one whatever its name
+    load(f"sqlite:///{tmp_path / 'papers.data'}", SEEDS)
+    assert etl("stats", "--db", "papers.data", cwd=tmp_path).returncode == 0
+
+
 # 10. `etl views --db` ------------------------------------------------------------------------
 
 
