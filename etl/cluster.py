@@ -19,6 +19,7 @@ import functools
 import importlib.metadata
 import logging
 from collections.abc import Iterator, Sequence
+from concurrent.futures import CancelledError
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -41,6 +42,10 @@ if TYPE_CHECKING:
 PACKAGE = "paper-list-etl"
 INSTALL_HINT = f"pip install '{PACKAGE}[dask]'"
 CONNECT_SECONDS = 30  # how long the driver tries to reach a scheduler
+# What a client raises when its scheduler goes away: its futures are cancelled (Dask's
+# FutureCancelledError is a CancelledError), its connection closes (CommClosedError is an
+# OSError), or a reconnection times out.
+SCHEDULER_LOST = (CancelledError, OSError, TimeoutError)
 
 
 def check_run(url: str, address: str) -> None:
@@ -134,11 +139,28 @@ class DaskRun(_Run):
                 # connection the server has not closed yet): wait for it now, as a local
                 # run does.
                 self._load_on(client, job, held, finished, wait=True)
+        except SCHEDULER_LOST as exc:
+            self._add_unreported(files, finished)
+            raise EtlError(
+                f"lost the Dask scheduler at {self.options.dask!r} mid-run "
+                f"({type(exc).__name__}); {len(finished)} of {len(files)} sources finished "
+                "and are committed: rerun to load the rest"
+            ) from exc
         finally:  # in the files' order, as a local run lists them, not as tasks finished
             self.sources.extend(finished[path] for path in files if path in finished)
         if self.options.prune:
             self.prune()
         self.tidy()
+
+    def _add_unreported(self, files: Sequence[Path], finished: dict[Path, SourceReport]) -> None:
+        """The sources workers committed for this run whose reports a lost scheduler never
+        passed on: the run row counts them loaded."""
+        with self.engine.connect() as connection:
+            committed = load.paths_loaded_in(connection, self.run_id)
+        for path in files:
+            if path not in finished and str(path) in committed:
+                message = "committed by a worker; the scheduler was lost before it reported"
+                finished[path] = SourceReport(str(path), "unknown", "loaded", message=message)
 
     def _load_on(
         self,
@@ -221,9 +243,25 @@ def connect(address: str) -> Iterator[Client]:
     # unreachable (a timeout is an OSError), no address, or a protocol needing more (tls://)
     except (OSError, ValueError, TypeError) as exc:
         raise EtlError(f"cannot reach the Dask scheduler at {address!r}: {exc}") from exc
-    with client:
+    with _quiet("distributed"), client:  # quiet until the client has closed
         _check_workers(client)
         yield client
+
+
+@contextmanager
+def _quiet(name: str) -> Iterator[None]:
+    """Only critical records of a library's logger: its tracebacks of a lost connection would
+    bury the run's own one-line error."""
+    names = [n for n in logging.root.manager.loggerDict if n == name or n.startswith(f"{name}.")]
+    loggers = [logging.getLogger(n) for n in {name, *names}]
+    levels = [logger.level for logger in loggers]
+    for logger in loggers:
+        logger.setLevel(logging.CRITICAL)
+    try:
+        yield
+    finally:
+        for logger, level in zip(loggers, levels, strict=True):
+            logger.setLevel(level)
 
 
 def _check_workers(client: Client) -> None:

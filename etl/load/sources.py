@@ -138,3 +138,9 @@ def source_id_of(connection: Connection, path: str) -> int | None:
     """The id of the source at a path, if it is known."""
     found = connection.scalar(select(s.sources.c.id).where(s.sources.c.path == path))
     return None if found is None else int(found)
+
+
+def paths_loaded_in(connection: Connection, run_id: int) -> frozenset[str]:
+    """The paths of the sources a run committed (its workers' too, reported or not)."""
+    query = select(s.sources.c.path).where(s.sources.c.run_id == run_id)
+    return frozenset(connection.scalars(query))

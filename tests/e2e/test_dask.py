@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -213,3 +214,53 @@ def test_a_malformed_local_cluster_is_refused_before_the_run_is_recorded() -> No
         assert "--dask local:N needs a positive number of workers" in result.stderr
         assert "Traceback" not in result.stderr
         assert fetch_one(url, "SELECT count(*) FROM pg_tables WHERE tablename = 'runs'") == 0
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@pytest.mark.postgres
+@pytest.mark.slow
+def test_a_scheduler_lost_mid_run_is_one_error_and_the_run_row_counts_what_committed(
+    corpus: Path,
+) -> None:
+    address = f"tcp://127.0.0.1:{free_port()}"
+    cli = [sys.executable, "-m"]
+    scheduler = subprocess.Popen(
+        [*cli, "distributed.cli.dask_scheduler", "--host", "127.0.0.1", "--port",
+         address.rsplit(":", 1)[1], "--no-dashboard"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    worker = subprocess.Popen(
+        [*cli, "distributed.cli.dask_worker", address, "--nthreads", "1", "--no-dashboard"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    try:
+        with fresh_postgres_database() as url:
+            command = [*cli, "etl", "run", str(corpus), "-q", "--db", url, "--dask", address]
+            driver = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            deadline = time.monotonic() + 300
+            while not committed_sources(url):
+                assert driver.poll() is None, driver.communicate()
+                assert time.monotonic() < deadline, "the run committed no source in 5 minutes"
+                time.sleep(0.05)
+            scheduler.kill()
+            _, errors = driver.communicate(timeout=300)
+            worker.kill()
+            worker.wait()
+            message = errors.decode()
+            assert driver.returncode == 1, message
+            assert message.startswith(f"Error: lost the Dask scheduler at '{address}'"), message
+            assert "Traceback" not in message and url not in message
+            ((status, loaded),) = fetch(url, "SELECT status, sources_loaded FROM runs")
+            assert status == "failed"
+            # what workers committed after the driver's last look is not the run's to count
+            assert 1 <= int(str(loaded)) <= committed_sources(url) < FILES
+            assert load(url, corpus).sources_failed == 0  # a rerun loads the rest
+    finally:
+        for process in (scheduler, worker):
+            process.kill()
+            process.wait()
