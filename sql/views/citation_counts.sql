@@ -21,7 +21,7 @@ cites AS (
         COUNT(DISTINCT cited_key) AS references_given,
         COUNT(DISTINCT CASE WHEN cited_paper_pk <> paper_pk THEN cited_paper_pk END)
             AS references_in_database,
-        COUNT(DISTINCT CASE WHEN cited_key LIKE 'ref:%' THEN cited_key END) AS references_as_text
+        COUNT(DISTINCT CASE WHEN substr(cited_key, 1, 4) = 'ref:' THEN cited_key END) AS references_as_text
     FROM citations
     GROUP BY paper_pk
 ),
