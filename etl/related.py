@@ -1,6 +1,8 @@
-"""`etl related PAPER`: the papers related to one paper (the `related_papers` view), each with
-why: it cites or is cited by the paper, the works both cite, the papers citing both, the
-methods and tasks they share.
+"""`etl related PAPER`: the papers related to one paper, scored as the `related_papers` view
+scores them, each with why: it cites or is cited by the paper, the works both cite, the
+papers citing both, the methods and tasks they share. The query (sql/queries/related.sql)
+starts from the one paper's rows: the view, which a BI tool reads whole, computes every
+pair first.
 
 A paper is named by its id, a DOI or arXiv id (any form the identity rules read: a URL,
 `doi:` or `arXiv:` prefixes, a version), else its label (title), compared without case.
@@ -8,6 +10,7 @@ A paper is named by its id, a DOI or arXiv id (any form the identity rules read:
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any
 
 from sqlalchemy import Connection, Engine, bindparam, text
@@ -15,6 +18,7 @@ from sqlalchemy.exc import DBAPIError
 
 from etl.errors import QueryError
 from etl.failures import describe
+from etl.load.database import sql_dir
 from etl.read import Rows
 from etl.transform.ids import source_keys
 
@@ -42,8 +46,8 @@ MOST = 10  # the view keeps the ten best per paper
 # Methods both papers name, one of them introducing it (as the view counts them).
 SHARED_METHODS = """
 SELECT DISTINCT o.paper_pk, m.name
-FROM paper_method_roles AS x
-JOIN paper_method_roles AS o ON o.method_id = x.method_id AND o.paper_pk <> x.paper_pk
+FROM paper_methods AS x
+JOIN paper_methods AS o ON o.method_id = x.method_id AND o.paper_pk <> x.paper_pk
 JOIN methods AS m ON m.id = x.method_id
 WHERE x.paper_pk = :pk AND (x.role = 'introduced' OR o.role = 'introduced')
 ORDER BY m.name
@@ -61,16 +65,8 @@ def related(engine: Engine, given: str, limit: int = MOST) -> tuple[str, Rows]:
     """The paper's label, and its related papers best first with why."""
     with engine.connect() as connection:
         try:
-            pk, paper_id, label = find_paper(connection, given)
-            found = connection.execute(
-                text(
-                    "SELECT r.rank, r.related_paper_id, r.related_label, r.related_venue, "
-                    f"r.related_year, r.score, p.pk, {', '.join(f'r.{c}' for c in COUNTS)} "
-                    "FROM related_papers AS r JOIN papers AS p ON p.id = r.related_paper_id "
-                    "WHERE r.paper_id = :id ORDER BY r.rank LIMIT :limit"
-                ),
-                {"id": paper_id, "limit": limit},
-            ).all()
+            pk, _, label = find_paper(connection, given)
+            found = connection.execute(text(_related_sql()), {"pk": pk, "limit": limit}).all()
             methods = _by_paper(connection, SHARED_METHODS, pk)
             tasks = _by_paper(connection, SHARED_TASKS, pk)
         except DBAPIError as exc:
@@ -81,6 +77,12 @@ def related(engine: Engine, given: str, limit: int = MOST) -> tuple[str, Rows]:
         why = reasons(values, methods.get(other, []), tasks.get(other, []))
         rows.append((rank, related_id, related_label, venue, year, score, why, *counts))
     return label, Rows(COLUMNS, tuple(rows))
+
+
+@cache
+def _related_sql() -> str:
+    """The per-paper query (read once per process)."""
+    return sql_dir().joinpath("queries", "related.sql").read_text("utf-8")
 
 
 def reasons(counts: dict[str, Any], methods: list[str], tasks: list[str]) -> str:

@@ -121,3 +121,27 @@ def test_method_lineage_counts_adopters_by_citations_where_there_are_any(lineage
         ),  # nobody cites Lamp Networks but the survey, which does not name it
         ("TorchNet", 2, 1, 1, "citations"),  # the paper not citing it is not counted
     ]
+
+
+def test_the_per_paper_query_scores_as_the_view_does(lineage_url: str, tmp_path: Path) -> None:
+    """`etl related`'s query (sql/queries/related.sql) gives, for every paper, the rows the
+    view gives it."""
+    from etl.load.database import sql_dir
+
+    query = sql_dir().joinpath("queries", "related.sql").read_text("utf-8")
+    url = f"sqlite:///{tmp_path / 'more.db'}"
+    load(url, CITATIONS)
+    for database in (lineage_url, url):
+        for pk, paper_id in fetch(database, "SELECT pk, id FROM papers"):
+            by_query = [
+                (row[0], row[1], *row[5:6], *row[7:])
+                for row in fetch(database, query, {"pk": pk, "limit": 10})
+            ]
+            by_view = fetch(
+                database,
+                "SELECT rank, related_paper_id, score, cites, cited_by, shared_references, "
+                "co_citations, shared_methods, shared_tasks FROM related_papers "
+                "WHERE paper_id = :id ORDER BY rank",
+                {"id": paper_id},
+            )
+            assert by_query == by_view, paper_id
