@@ -61,31 +61,44 @@ def write_edges(
     backend.insert_rows(connection, s.citations, EDGE_COLUMNS, edge_rows(source_id, rows))
 
 
-def cited_paper() -> Any:
-    """The paper an edge's cited key names now (a correlated scalar subquery)."""
+def holders() -> Any:
+    """Each identity key with the paper it names: of the papers holding it, the one with the
+    smallest id (a derived table, joined once, where a correlated subquery per edge would
+    walk the papers in id order on PostgreSQL)."""
     k, p = s.paper_keys.c, s.papers.c
+    other_key, other_paper = s.paper_keys.alias("other_key"), s.papers.alias("other_paper")
+    smaller = (
+        select(1)
+        .select_from(other_key.join(other_paper, other_paper.c.pk == other_key.c.paper_pk))
+        .where(other_key.c.key == k.key, other_paper.c.id < p.id)
+        .exists()
+    )
     return (
-        select(k.paper_pk)
+        select(k.key, k.paper_pk)
         .join(s.papers, p.pk == k.paper_pk)
-        .where(k.key == c.cited_key)
-        .order_by(p.id)
-        .limit(1)
-        .scalar_subquery()
+        .where(~k.key.startswith(TEXT_PREFIX), ~smaller)
+        .subquery("holders")
     )
 
 
 def resolve(connection: Connection, backend: Backend) -> int:
     """Point each edge at the paper its cited key names now (or at none); the edges changed.
     Rows another loader holds are skipped (the run's end resolves them)."""
-    target = cited_paper()
+    holder = holders()
     stale = (
-        select(c.paper_pk, c.source_id, c.position, c.cited_key, target.label("now"))
-        .where(~c.cited_key.startswith(TEXT_PREFIX), c.cited_paper_pk.is_distinct_from(target))
+        select(c.paper_pk, c.source_id, c.position, c.cited_key, holder.c.paper_pk)
+        .select_from(s.citations.outerjoin(holder, holder.c.key == c.cited_key))
+        .where(
+            ~c.cited_key.startswith(TEXT_PREFIX),
+            c.cited_paper_pk.is_distinct_from(holder.c.paper_pk),
+        )
         .order_by(c.paper_pk, c.source_id, c.position, c.cited_key)
     )
     changes = [
         {"b_pk": pk, "b_source": source, "b_position": position, "b_key": key, "b_now": now}
-        for pk, source, position, key, now in connection.execute(backend.skipping_held(stale))
+        for pk, source, position, key, now in connection.execute(
+            backend.skipping_held(stale, of=s.citations)
+        )
     ]
     if changes:
         connection.execute(
