@@ -148,6 +148,10 @@ async def paper_page(datasette: Any, database: str, pk: int) -> dict[str, Any] |
         cited.update(_cited_link(cited, base))
     for citer in parts["citers"]:
         citer["href"] = f"{base}/papers/{citer['pk']}"
+    query = sql_dir().joinpath("queries", "related.sql").read_text("utf-8")
+    related = [dict(r) for r in await db.execute(query, {"pk": pk, "limit": 10})]
+    for other in related:
+        other["href"] = f"{base}/papers/{other['related_pk']}"
     for sighting in parts["sightings"]:
         sighting["file"] = PurePath(sighting["path"]).name
         sighting["place"] = f"position {sighting['position']}"
@@ -162,7 +166,7 @@ async def paper_page(datasette: Any, database: str, pk: int) -> dict[str, Any] |
         acronyms=parts["acronyms"],
         references=parts["references"],
         citers=parts["citers"],
-        related_href=f"{base}/related_papers?" + urlencode({"paper_id": paper["id"]}),
+        related=related,
         sharing_tasks_href=f"{base}/papers_sharing_tasks?" + urlencode({"paper_id": paper["id"]}),
     )
     return paper

@@ -1,4 +1,4 @@
--- Papers related to each paper, scored, the ten best per paper: one cites the other (3 points each way), bibliographic coupling (1 point per work both cite), co-citation (1 point per paper in the database citing both), a method one of them introduces and the other introduces or mentions (2 points each), and, for pairs related so, each task both address (1 point). For one paper: WHERE paper_id = '...' ORDER BY rank.
+-- Papers related to each paper, scored, the ten best per paper: one cites the other (3 points each way), bibliographic coupling (1 point per work both cite), co-citation (1 point per paper in the database citing both), a method one of them introduces and the other introduces or mentions (2 points each), and, for pairs related so, each task both address (1 point). It scores every pair before ranking (costly with widely cited works): for one paper, etl related PAPER runs the same scoring from that paper's rows (sql/queries/related.sql).
 -- column paper_id: the paper (papers.id)
 -- column label: its title, else a label for an untitled paper (see paper_labels): never blank
 -- column related_paper_id: a related paper (papers.id)

@@ -274,4 +274,5 @@ def test_a_papers_page_shows_its_references_and_citers(tmp_path: Path) -> None:
     page = get(database, f"/papers/papers/{torches}").text
     assert "<h2>Cited by 5 in this database</h2>" in page
     assert f'/papers/papers/{pk}">Lantern Networks for Sparse Rewards</a>' in page
-    assert "/papers/related_papers?paper_id=" in page
+    related = page.split("<h2>Related papers</h2>")[1].split("</ol>")[0]
+    assert "Flint and Steel: Early Sparks</a>" in related and "cited here, cites this" in related
