@@ -19,7 +19,7 @@ from sqlalchemy.exc import DBAPIError
 from etl.errors import QueryError
 from etl.failures import describe
 from etl.load.database import sql_dir
-from etl.read import Rows
+from etl.read import Rows, reader_of
 from etl.transform.ids import source_keys
 
 COUNTS = (
@@ -65,6 +65,7 @@ def related(engine: Engine, given: str, limit: int = MOST) -> tuple[str, Rows]:
     """The paper's label, and its related papers best first with why."""
     with engine.connect() as connection:
         try:
+            reader_of(engine).short_queries(connection)
             pk, _, label = find_paper(connection, given)
             found = connection.execute(text(_related_sql()), {"pk": pk, "limit": limit}).all()
             methods = _by_paper(connection, SHARED_METHODS, pk)

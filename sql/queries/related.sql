@@ -38,6 +38,13 @@ methods AS (
     WHERE x.paper_pk = :pk AND (x.role = 'introduced' OR o.role = 'introduced')
     GROUP BY o.paper_pk
 ),
+tasks AS (
+    SELECT y.paper_pk AS b, COUNT(*) AS n
+    FROM paper_tasks AS x
+    JOIN paper_tasks AS y ON y.task_name = x.task_name AND y.paper_pk <> x.paper_pk
+    WHERE x.paper_pk = :pk
+    GROUP BY y.paper_pk
+),
 candidates AS (
     SELECT b FROM coupling
     UNION SELECT b FROM cocited
@@ -55,13 +62,12 @@ scored AS (
         COALESCE(cp.n, 0) AS shared_references,
         COALESCE(cc.n, 0) AS co_citations,
         COALESCE(m.n, 0) AS shared_methods,
-        (SELECT COUNT(*) FROM paper_tasks AS x
-            JOIN paper_tasks AS y ON y.task_name = x.task_name
-            WHERE x.paper_pk = :pk AND y.paper_pk = c.b) AS shared_tasks
+        COALESCE(t.n, 0) AS shared_tasks
     FROM candidates AS c
     LEFT JOIN coupling AS cp ON cp.b = c.b
     LEFT JOIN cocited AS cc ON cc.b = c.b
     LEFT JOIN methods AS m ON m.b = c.b
+    LEFT JOIN tasks AS t ON t.b = c.b
 ),
 ranked AS (
     SELECT
@@ -71,6 +77,10 @@ ranked AS (
         r.id AS related_paper_id
     FROM scored AS s
     JOIN papers AS r ON r.pk = s.b
+),
+-- the best first, before their labels are made (for these rows only)
+top AS (
+    SELECT * FROM ranked ORDER BY score DESC, related_paper_id LIMIT :limit
 )
 SELECT
     ROW_NUMBER() OVER (ORDER BY n.score DESC, n.related_paper_id) AS rank,
@@ -86,8 +96,7 @@ SELECT
     n.co_citations,
     n.shared_methods,
     n.shared_tasks
-FROM ranked AS n
+FROM top AS n
 JOIN papers AS r ON r.pk = n.b
 JOIN paper_labels AS rl ON rl.paper_pk = n.b
 ORDER BY n.score DESC, n.related_paper_id
-LIMIT :limit
