@@ -90,12 +90,14 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
-    drop_views_reading("citations", "paper_sources")
+    # the views over citations (and so over cited_by_count): the others stay as they were
+    drop_views_reading("citations")
     op.drop_index("ix_citations_cited_paper_pk", "citations")
     op.drop_index("ix_citations_cited_key", "citations")
     op.drop_table("citations")
-    with op.batch_alter_table("paper_sources") as batch:
-        batch.drop_column("cited_by_count")
+    # ALTER TABLE ... DROP COLUMN in place (SQLite 3.35 on): a batch copy of the table would
+    # have to drop every view reading paper_sources first
+    op.drop_column("paper_sources", "cited_by_count")
 
 
 def drop_views_reading(*tables: str) -> None:
