@@ -590,6 +590,45 @@ def query_command(
         err.print(f"Note: {escape(rows.cut)}", soft_wrap=True)
 
 
+@main.command("related")
+@click.argument("paper")
+@click.option(
+    "--limit",
+    "-n",
+    type=click.IntRange(min=1, max=10),
+    default=10,
+    show_default=True,
+    help="Related papers to show (the best ten are kept per paper).",
+)
+@db_option
+@format_option
+@handle_errors
+def related_command(paper: str, limit: int, database: str | None, fmt: str) -> None:
+    """Papers related to PAPER (its id, DOI, arXiv id or title), best first, with why: one
+    cites the other, works both cite, papers citing both, methods and tasks they share (the
+    related_papers view).
+
+    Example: etl related 10.5555/torch.2020.3
+    """
+    from etl import read, related
+
+    engine = read.open_reader(resolve_database_url(database))
+    try:
+        label, rows = related.related(engine, utf8_text(paper, "the paper"), limit)
+    finally:
+        engine.dispose()
+    if not rows.rows and fmt == "table":
+        shown = escape(visible(label))
+        err.print(f"No papers related to {shown} (no citations or methods in common).")
+        return
+    if fmt == "table":  # what fits a terminal; json and csv carry every column
+        rows = read.Rows(
+            ("rank", "score", "paper", "venue", "year", "why"),
+            tuple((r[0], r[5], r[2], r[3], r[4], r[6]) for r in rows.rows),
+        )
+    render(rows, fmt, make_console())
+
+
 @main.command("views")
 @db_option
 @format_option

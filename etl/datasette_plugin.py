@@ -22,7 +22,18 @@ from etl.read import to_fts5_query
 
 HIGHLIGHT_RE = re.compile(r"\*\*(.+?)\*\*")
 # What a paper page reads: sql/paper/NAME.sql, each taking the paper's row number (:pk).
-PAPER_PARTS = ("sightings", "authors", "links", "ids", "methods", "topics", "tasks", "acronyms")
+PAPER_PARTS = (
+    "sightings",
+    "authors",
+    "links",
+    "ids",
+    "methods",
+    "topics",
+    "tasks",
+    "acronyms",
+    "references",
+    "citers",
+)
 ROLE_HEADINGS = {
     "introduced": "introduces",
     "mentioned": "mentions",
@@ -133,6 +144,14 @@ async def paper_page(datasette: Any, database: str, pk: int) -> dict[str, Any] |
         author["href"] = f"{base}/authors/{author['id']}"
     for link in parts["links"]:
         link["href"] = _web_link(link["url"])
+    for cited in parts["references"]:
+        cited.update(_cited_link(cited, base))
+    for citer in parts["citers"]:
+        citer["href"] = f"{base}/papers/{citer['pk']}"
+    query = sql_dir().joinpath("queries", "related.sql").read_text("utf-8")
+    related = [dict(r) for r in await db.execute(query, {"pk": pk, "limit": 10})]
+    for other in related:
+        other["href"] = f"{base}/papers/{other['related_pk']}"
     for sighting in parts["sightings"]:
         sighting["file"] = PurePath(sighting["path"]).name
         sighting["place"] = f"position {sighting['position']}"
@@ -145,6 +164,9 @@ async def paper_page(datasette: Any, database: str, pk: int) -> dict[str, Any] |
         topics=parts["topics"],
         tasks=parts["tasks"],
         acronyms=parts["acronyms"],
+        references=parts["references"],
+        citers=parts["citers"],
+        related=related,
         sharing_tasks_href=f"{base}/papers_sharing_tasks?" + urlencode({"paper_id": paper["id"]}),
     )
     return paper
@@ -175,6 +197,17 @@ def _id_link(key: str) -> dict[str, str | None]:
         "value": value,
         "href": page.format(quote(value, safe="/:.")) if page else None,
     }
+
+
+def _cited_link(cited: dict[str, Any], base: str) -> dict[str, str | None]:
+    """What a reference shows: the cited paper's page and label, else its id with the page
+    that shows it, else the reference's text."""
+    if cited["pk"] is not None:
+        return {"href": f"{base}/papers/{cited['pk']}", "shown": cited["label"]}
+    if cited["raw"] is not None:
+        return {"href": None, "shown": cited["raw"]}
+    found = _id_link(cited["key"])
+    return {"href": found["href"], "shown": f"{found['kind']}: {found['value']}"}
 
 
 def _by_role(methods: list[dict[str, Any]], base: str) -> list[dict[str, Any]]:

@@ -67,6 +67,10 @@ class RawRecord:
     # Tasks and methods the source itself lists for the paper (the Papers with Code
     # archive): (kind `task` or `method`, name, JSON of what else it says, or None).
     listed: tuple[tuple[str, str, str | None], ...] = ()
+    # The works the paper cites, as (kind, value as written): an id kind as in `ids`, or
+    # `text` for a reference the source gives only as text (etl.transform.references).
+    references: tuple[tuple[str, str], ...] = ()
+    cited_by_count: int | None = None  # how many works cite it, as the source counts them
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,6 +153,11 @@ class TaskHit:
     evidence: tuple[str, ...]
 
 
+# (the cited work's key: an identity key, or `ref:` and a hash of its text; the text where
+# the reference gives no usable id, else None)
+ReferenceValues = tuple[str, str | None]
+
+
 @dataclass(frozen=True, slots=True)
 class Paper:
     """The paper row: cleaned and original text plus the fields kept from the source."""
@@ -183,6 +192,8 @@ class PaperBundle:
     keys: tuple[str, ...] = ()  # identity keys (see etl.transform.ids.identity_keys)
     author_homepages: tuple[str | None, ...] = ()  # aligned with authors
     listed: tuple[tuple[str, str, str | None], ...] = ()  # as RawRecord.listed
+    references: tuple[ReferenceValues, ...] = ()  # the cited works (etl.transform.references)
+    cited_by_count: int | None = None  # as RawRecord.cited_by_count
 
 
 # (url, host, kind, repo_owner, repo_name, found_in)
@@ -233,13 +244,16 @@ class PaperRows(NamedTuple):
     keys: tuple[str, ...] = ()
     author_homepages: tuple[str | None, ...] = ()
     listed: tuple[tuple[str, str, str | None], ...] = ()  # what the source lists (RawRecord)
+    references: tuple[ReferenceValues, ...] = ()  # the works it cites (etl.load.citations)
+    cited_by_count: int | None = None  # how many cite it, as the source counts them
 
     def record_json(self) -> str:
         """The record's own values as stored with its sighting (`paper_sources.record`):
         everything but its venue, year, status, content hash and position, which are columns
-        of their own."""
+        of their own, and its references and citation count (`citations` rows and
+        `paper_sources.cited_by_count`: kept once)."""
         values = self._asdict()
-        for name in SIGHTING_COLUMNS:
+        for name in (*SIGHTING_COLUMNS, "references", "cited_by_count"):
             del values[name]
         return json.dumps(values, ensure_ascii=False, separators=(",", ":"))
 
@@ -319,6 +333,8 @@ class PaperRows(NamedTuple):
             bundle.keys,
             bundle.author_homepages,
             bundle.listed,
+            bundle.references,
+            bundle.cited_by_count,
         )
 
 

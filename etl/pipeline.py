@@ -325,6 +325,8 @@ class _Run:
                     counts.removed += load.remove_all_unseen(connection, self.run_id)
                 if orphans or unseen:
                     load.delete_orphans(connection)
+                # edges a source left to the run's end (rows another loader held then)
+                load.resolve_citations(connection)
                 if optimize:
                     load.optimize_search(connection)
         changed = counts.inserted + counts.updated + counts.removed

@@ -473,6 +473,9 @@ class SQLiteReader:
         """A parsed search as the FTS5 expression the search statement binds."""
         return query_language.to_fts5(parsed)
 
+    def short_queries(self, connection: Connection) -> None:
+        """Prepare the transaction for quick queries of a few joins (nothing to do)."""
+
     def query(
         self,
         connection: Connection,
@@ -501,6 +504,12 @@ class PostgresReader:
         server from bound words)."""
         expression, params = query_language.to_tsquery(parsed)
         return str(connection.scalar(text(f"SELECT ({expression})::text"), params))
+
+    def short_queries(self, connection: Connection) -> None:
+        """No JIT compilation for the transaction: a query whose cost the planner
+        overestimates (many-way joins of aggregates) spends seconds compiling what runs in
+        milliseconds (benchmarks/HISTORY.md)."""
+        connection.exec_driver_sql("SET LOCAL jit = off")
 
     def query(
         self,

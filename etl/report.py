@@ -324,6 +324,15 @@ SECTIONS = (
     builds_on,
     picked_up,
     _simple(
+        "most_cited",
+        "Most cited in this database",
+        "Papers by how many papers in this database cite them; source_cited_by is the count "
+        "a source such as OpenAlex or Semantic Scholar gives, for the whole literature.",
+        "paper",
+        "cited_by",
+        "papers in this database citing it",
+    ),
+    _simple(
         "code_hosts",
         "Code hosts",
         "Where the papers' code lives.",

@@ -302,7 +302,10 @@ BY_NATURAL_KEYS = {
     "sources": "SELECT path, checksum, fingerprint, format, venue, year, size_bytes, mtime_ns, "
     "record_count, reject_count FROM sources",
     "paper_sources": "SELECT p.id, s.path, x.position, x.venue, x.year, x.status, "
-    f"x.content_hash, x.record FROM paper_sources x {PAPER} JOIN sources s ON s.id = x.source_id",
+    f"x.content_hash, x.record, x.cited_by_count FROM paper_sources x {PAPER} "
+    "JOIN sources s ON s.id = x.source_id",
+    "citations": "SELECT p.id, s.path, x.position, x.cited_key, q.id, x.raw FROM citations x "
+    f"{PAPER} JOIN sources s ON s.id = x.source_id LEFT JOIN papers q ON q.pk = x.cited_paper_pk",
     "paper_keys": f"SELECT p.id, x.key FROM paper_keys x {PAPER}",
     "authors": "SELECT name FROM authors",
     "paper_authors": "SELECT p.id, x.position, a.name, x.homepage FROM paper_authors x "

@@ -2,6 +2,9 @@
 given and family names, the abstract in JATS XML (tags stripped, paragraphs kept apart),
 venue from `container-title` or `event`, year from `issued`. A preprint this work has or is
 (`relation`: `has-preprint`, `is-preprint-of`) names the same paper: its DOI is a key too.
+The works it cites come from `reference` (each by its `DOI`, else as its `unstructured`
+text, else as the text its other fields make); `is-referenced-by-count` is Crossref's own
+count of citing works.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from etl.extract.records import (
     as_dict,
     as_list,
     build,
+    count_of,
     first_text,
     is_author,
     one_line,
@@ -26,7 +30,19 @@ from etl.extract.records import (
 )
 from etl.models import RawRecord, Reject, SourceFile
 
-MAPPED = ("DOI", "title", "subtitle", "abstract", "author", "container-title", "issued")
+MAPPED = (
+    "DOI",
+    "title",
+    "subtitle",
+    "abstract",
+    "author",
+    "container-title",
+    "issued",
+    "reference",
+    "is-referenced-by-count",
+)
+# Fields of a reference that make its text when it has neither a DOI nor `unstructured`.
+REFERENCE_TEXT_FIELDS = ("author", "article-title", "volume-title", "journal-title", "year")
 DATES = ("issued", "published", "published-print", "published-online", "created")
 SAME_PAPER_RELATIONS = ("has-preprint", "is-preprint-of")
 BLOCKS = {"jats:p", "p", "jats:sec", "sec", "jats:title", "title", "jats:list-item"}
@@ -61,7 +77,24 @@ def map_record(
         year=_year(value) or venue_year,
         ids=[("doi", text(value.get("DOI")) or ""), *_related(value)],
         extra=unmapped(value, MAPPED),
+        references=_references(value.get("reference")),
+        cited_by_count=count_of(value.get("is-referenced-by-count")),
     )
+
+
+def _references(value: Any) -> list[tuple[str, str]]:
+    """(`doi`, DOI) or (`text`, the reference as written) for each reference."""
+    found = []
+    for item in as_list(value):
+        item = as_dict(item)
+        if doi := text(item.get("DOI")):
+            found.append(("doi", doi))
+        elif written := one_line(item.get("unstructured")):
+            found.append(("text", written))
+        else:
+            parts = (text(item.get(name)) for name in REFERENCE_TEXT_FIELDS)
+            found.append(("text", ". ".join(part for part in parts if part)))
+    return found
 
 
 def _authors(value: Any) -> list[str]:

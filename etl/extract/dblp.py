@@ -7,6 +7,8 @@ Publications (`article`, `inproceedings`, `incollection`, `book`, `phdthesis`,
 paper and are not read. The record's `key` is its identity key, and so are the DOIs and arXiv
 ids of its `ee` links; venue from `booktitle` (else `journal`), year from `year`. An author's
 homonym number (`Wei Zhang 0001`) is kept apart from the name, in `extra.dblp_homonyms`.
+The works a record cites are its `<cite>` elements (DBLP keys; `...`, DBLP's mark for a
+reference it could not name, gives none), found in older records of the dump.
 """
 
 from __future__ import annotations
@@ -27,7 +29,8 @@ from etl.models import RawRecord, Reject, SourceFile
 PAPERS = frozenset(
     {"article", "inproceedings", "incollection", "book", "phdthesis", "mastersthesis"}
 )
-MAPPED = {"author", "title", "booktitle", "journal", "year", "ee"}
+MAPPED = {"author", "title", "booktitle", "journal", "year", "ee", "cite"}
+UNNAMED_CITE = "..."
 CHUNK = 1 << 16
 # Bytes before the root element (the declaration and DTD): libxml2 holds every entity a DTD
 # declares, so a DTD of a million declarations would take gigabytes. DBLP's names its DTD.
@@ -225,6 +228,7 @@ def _record(element: Any, source: SourceFile, position: int) -> RawRecord | Reje
         year=year_of((children.get("year") or [""])[0]) or venue_year,
         ids=[("dblp", key), *_ids_of_links(ees)],
         extra=extra,
+        references=[("dblp", c) for c in children.get("cite", []) if c and c != UNNAMED_CITE],
     )
 
 

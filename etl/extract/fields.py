@@ -13,6 +13,9 @@ from etl.models import RawRecord, Reject
 
 MAX_ABSTRACT_CHARS = 100_000
 MAX_TITLE_CHARS = 2_000
+# Works one record may cite: far above any paper's reference list (the record-size and
+# value limits bound a record's memory before this; this bounds the edges it writes).
+MAX_REFERENCES = 20_000
 
 TITLE_FIELDS = ("title", "papertitle", "name", "headline")
 ABSTRACT_FIELDS = ("abstract", "summary", "paperabstract", "description", "abs")

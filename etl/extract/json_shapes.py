@@ -30,12 +30,15 @@ from etl.extract.shapes import ENVELOPES, FORMATS, SNIFF_BYTES, sniff_json
 from etl.models import RawRecord, Reject, SourceFile
 
 Record = RawRecord | Reject
-Mapper = Callable[[dict[str, Any], SourceFile, int, Callable[[], str]], Record]
+# A mapper gives a record, or (a Semantic Scholar paper carrying the papers it cites and is
+# cited by) the record and those after it, numbered after its position.
+Mapped = Record | list[Record]
+Mapper = Callable[[dict[str, Any], SourceFile, int, Callable[[], str]], Mapped]
 MAPPERS: dict[str, Mapper] = {
     "arxiv": arxiv.map_record,
     "openalex": openalex.map_record,
     "openreview": openreview.map_record,
-    "semantic-scholar": semantic_scholar.map_record,
+    "semantic-scholar": semantic_scholar.map_paper,
     "crossref": crossref.map_record,
     "pwc-papers": pwc.map_paper,
     "pwc-links": pwc.map_link,
@@ -51,14 +54,21 @@ def read_shape(source: SourceFile, encoding: str) -> Iterator[Record | JsonLine]
         return
     prefix = sniff.record_prefix if sniff.shape == source.format else _prefix_for(source, sniff)
     mapper = MAPPERS[source.format]
-    count = 0
+    count = position = 0  # records of the document; records read (nested papers too)
     with open_text(Path(source.path), encoding) as handle:
         try:
-            for count, value in enumerate(limits.records_at(_Utf8Bytes(handle), prefix), 1):
+            for value in limits.records_at(_Utf8Bytes(handle), prefix):
+                count += 1
+                position += 1
                 if isinstance(value, limits.OverLimit):
-                    yield Reject(source.path, count, value.reason, value.raw)
+                    yield Reject(source.path, position, value.reason, value.raw)
+                    continue
+                mapped = map_value(mapper, source, position, value, None)
+                if isinstance(mapped, list):
+                    yield from mapped
+                    position += len(mapped) - 1
                 else:
-                    yield map_value(mapper, source, count, value, None)
+                    yield mapped
         except limits.LimitError as exc:
             after = f" (after record {count})" if count else ""
             raise SourceError(source.path, f"{exc}{after}") from exc
@@ -96,12 +106,14 @@ def parse_line(line: JsonLine) -> Record:
         return Reject(line.source.path, line.number, str(exc), line.text[: limits.RAW_KEPT])
     if isinstance(value, limits.OverLimit):
         return Reject(line.source.path, line.number, value.reason, value.raw)
-    return map_value(MAPPERS[line.source.format], line.source, line.number, value, line.text)
+    mapped = map_value(MAPPERS[line.source.format], line.source, line.number, value, line.text)
+    # a line is one position: the papers a line's paper carries give edges only
+    return mapped[0] if isinstance(mapped, list) else mapped
 
 
 def map_value(
     mapper: Mapper, source: SourceFile, position: int, value: Any, text: str | None
-) -> Record:
+) -> Mapped:
     """A record from one parsed JSON value of a shape, or a Reject when it is not an object."""
 
     def raw() -> str:

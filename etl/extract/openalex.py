@@ -1,7 +1,8 @@
 """OpenAlex works, from API pages (`results`) or snapshot lines: the abstract rebuilt from
 `abstract_inverted_index`, authors from `authorships` in order (their ORCID as each
-author's link), venue from `primary_location.source`, links from every location. Titles and
-abstracts come with HTML character references (`&amp;`, `&#13;` for a carriage return):
+author's link), venue from `primary_location.source`, links from every location, the works
+it cites from `referenced_works` (OpenAlex ids) and OpenAlex's own `cited_by_count`. Titles
+and abstracts come with HTML character references (`&amp;`, `&#13;` for a carriage return):
 they are decoded once."""
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from etl.extract.records import (
     as_dict,
     as_list,
     build,
+    count_of,
     is_author,
     text,
     unmapped,
@@ -23,7 +25,16 @@ from etl.extract.records import (
 )
 from etl.models import RawRecord, Reject, SourceFile
 
-MAPPED = ("id", "doi", "title", "display_name", "abstract_inverted_index", "publication_year")
+MAPPED = (
+    "id",
+    "doi",
+    "title",
+    "display_name",
+    "abstract_inverted_index",
+    "publication_year",
+    "referenced_works",
+    "cited_by_count",
+)
 # Sizes past which an inverted index is not an abstract (positions are word numbers).
 MAX_ABSTRACT_WORDS = 50_000
 # A line break left as the two characters `\n` (`&#13;\n`), not a LaTeX command (`\nabla`).
@@ -63,6 +74,10 @@ def map_record(
             ("doi", text(value.get("doi")) or text(ids.get("doi")) or ""),
         ],
         extra=extra,
+        references=[
+            ("openalex", w) for w in map(text, as_list(value.get("referenced_works"))) if w
+        ],
+        cited_by_count=count_of(value.get("cited_by_count")),
     )
 
 
@@ -106,6 +121,11 @@ def _authors(authorships: Any) -> tuple[tuple[str, ...], tuple[str, ...]]:
             names.append(name)
             orcids.append(text(author.get("orcid")) or "")
     return tuple(names), tuple(orcids)
+
+
+def _texts(value: Any) -> list[str]:
+    """The strings of a list field."""
+    return [found for item in as_list(value) if (found := text(item))]
 
 
 def _keywords(value: Any) -> list[str]:

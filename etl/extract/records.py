@@ -11,7 +11,12 @@ from functools import lru_cache
 from typing import Any
 
 from etl.extract import json_io
-from etl.extract.fields import CODE_HOST_HINTS, MAX_ABSTRACT_CHARS, MAX_TITLE_CHARS
+from etl.extract.fields import (
+    CODE_HOST_HINTS,
+    MAX_ABSTRACT_CHARS,
+    MAX_REFERENCES,
+    MAX_TITLE_CHARS,
+)
 from etl.extract.venues import parse_venue, venue_in_name
 from etl.models import RawRecord, Reject, SourceFile
 
@@ -54,6 +59,8 @@ def build(
     listed: Iterable[Listed] = (),
     extra: Mapping[str, Any] | None = None,
     author_links: tuple[tuple[str, tuple[str, ...]], ...] = (),
+    references: Iterable[tuple[str, str]] = (),
+    cited_by_count: int | None = None,
 ) -> RawRecord | Reject:
     """A RawRecord of a source's mapped fields, or a Reject saying what is wrong with them.
 
@@ -72,6 +79,10 @@ def build(
         if value and len(value) > limit:
             reason = f"{name} is {len(value):,} characters; the limit is {limit:,}"
             return Reject(source.path, position, reason, _raw(raw)[:10_000])
+    cited = tuple((kind, value) for kind, value in references if value)
+    if len(cited) > MAX_REFERENCES:
+        reason = f"{len(cited):,} references; the limit is {MAX_REFERENCES:,}"
+        return Reject(source.path, position, reason, _raw(raw)[:10_000])
     kept = {k: v for k, v in (extra or {}).items() if v not in (None, "", [], {})}
     mentions = tuple(
         (name, value)
@@ -94,6 +105,8 @@ def build(
         code_mentions=mentions,
         ids=tuple(dict.fromkeys((kind, value) for kind, value in ids if value)),
         listed=tuple(listed),
+        references=cited,
+        cited_by_count=cited_by_count,
     )
 
 
@@ -141,6 +154,14 @@ def year_of(value: Any) -> int | None:
         return value if 1800 <= value <= 2100 else None
     match = YEAR_RE.search(value) if isinstance(value, str) else None
     return int(match.group(1)) if match else None
+
+
+def count_of(value: Any) -> int | None:
+    """A count a source gives (`cited_by_count`): a whole number from 0, else None."""
+    if isinstance(value, bool) or not isinstance(value, int | str):
+        return None
+    number = int(value) if isinstance(value, int) or value.strip().isdigit() else None
+    return number if number is not None and 0 <= number < 2**31 else None
 
 
 def year_of_epoch_ms(value: Any) -> int | None:

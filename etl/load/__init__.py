@@ -4,11 +4,12 @@ Public entry points: `create_db_engine`, `upgrade_to_head`, `SourceLoader` and t
 bookkeeping re-exported here. The writer is split by job: `writer` (a source's batches: each
 record a sighting, papers derived again where their sightings change, removals), `derive` (the
 one rule that makes a paper of its sightings), `identity` (which paper a record is),
-`sightings` (the sightings' rows), `children` (a paper's child rows, declared once),
-`methods` (methods recomputed from their mentions), `sources` (source state), `taxonomy`
-(topic and task sync), `maintenance` (orphans, search index, statistics, full refresh);
-`backend` holds what differs between SQLite and PostgreSQL; `search_index` and
-`foreign_keys` undo and restore what a fast first load changes in the schema.
+`sightings` (the sightings' rows), `citations` (the edges sightings give), `children` (a
+paper's child rows, declared once), `methods` (methods recomputed from their mentions),
+`sources` (source state), `taxonomy` (topic and task sync), `maintenance` (orphans, search
+index, statistics, full refresh); `backend` holds what differs between SQLite and
+PostgreSQL; `search_index` and `foreign_keys` undo and restore what a fast first load
+changes in the schema.
 """
 
 from etl.load.backend import (
@@ -20,6 +21,7 @@ from etl.load.backend import (
     run_lock,
 )
 from etl.load.changes import record_run_start
+from etl.load.citations import resolve_citations
 from etl.load.database import (
     create_db_engine,
     first_load_journal,
@@ -84,6 +86,7 @@ __all__ = [
     "recreate_views",
     "refresh_statistics",
     "remove_all_unseen",
+    "resolve_citations",
     "run_lock",
     "same_content",
     "source_id_of",

@@ -129,8 +129,9 @@ class Backend:
     def lock_in_order(self, connection: Connection, query: Select[Any]) -> None:
         """Lock the rows a query selects, in its order, for an update."""
 
-    def skipping_held(self, query: Select[Any]) -> Select[Any]:
-        """The query, locking its rows for an update and leaving out rows others hold."""
+    def skipping_held(self, query: Select[Any], of: Table | None = None) -> Select[Any]:
+        """The query, locking its rows (of the table `of`, else of all it reads) for an
+        update and leaving out rows others hold."""
         return query
 
     def other_loaders(self, connection: Connection) -> int:
@@ -246,8 +247,8 @@ class PostgresBackend(Backend):
         """`FOR NO KEY UPDATE`: others may still add rows that refer to them."""
         connection.execute(query.with_for_update(key_share=True)).all()
 
-    def skipping_held(self, query: Select[Any]) -> Select[Any]:
-        return query.with_for_update(skip_locked=True)
+    def skipping_held(self, query: Select[Any], of: Table | None = None) -> Select[Any]:
+        return query.with_for_update(skip_locked=True, of=of)
 
     def other_loaders(self, connection: Connection) -> int:
         return locks.other_loaders(connection)

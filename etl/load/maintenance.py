@@ -19,7 +19,7 @@ ANALYZE_SCALE = 0.1
 # Rows of each index SQLite's ANALYZE reads (PRAGMA analysis_limit): cost bounded by it,
 # whatever the table's size, for estimates the planner finds good enough.
 SQLITE_ANALYSIS_LIMIT = 1000
-PAPER_TABLES = (s.papers, s.paper_sources, s.paper_keys, *s.PAPER_CHILDREN)
+PAPER_TABLES = (s.papers, s.paper_sources, s.citations, s.paper_keys, *s.PAPER_CHILDREN)
 
 
 def delete_orphans(connection: Connection) -> None:
@@ -99,6 +99,7 @@ _REFRESH: dict[str, Callable[[Connection, int], list[str]]] = {
 
 def clear_data(connection: Connection) -> None:
     """Delete every paper and source (for --full-refresh); runs and rejects are history, kept."""
-    for table in (*s.PAPER_CHILDREN, s.paper_keys, s.paper_sources, s.papers, s.sources):
+    tables = (s.citations, *s.PAPER_CHILDREN, s.paper_keys, s.paper_sources, s.papers, s.sources)
+    for table in tables:
         connection.execute(delete(table))
     delete_orphans(connection)

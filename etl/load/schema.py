@@ -14,6 +14,7 @@ from sqlalchemy import (
     DateTime,
     Float,
     ForeignKey,
+    ForeignKeyConstraint,
     Index,
     Integer,
     MetaData,
@@ -169,6 +170,12 @@ paper_sources = Table(
         comment="JSON object: the record's own values (title, abstract, authors, links, "
         "identity keys, what the transform found); the paper is derived from its sightings'",
     ),
+    Column(
+        "cited_by_count",
+        Integer,
+        comment="how many works cite the paper, as this source counts them (OpenAlex "
+        "cited_by_count, Semantic Scholar citationCount); not the database's own count",
+    ),
     Index(None, "source_id", "run_id"),
     Index(None, "source_id", "position"),
     comment="Where each paper was seen: each sighting with the values its source gave. A "
@@ -189,6 +196,39 @@ paper_keys = Table(
     ),
     Index(None, "key"),
     comment="What identifies each paper; records are matched to papers through these.",
+)
+
+citations = Table(
+    "citations",
+    metadata,
+    Column("paper_pk", SurrogateKey, primary_key=True, comment="the citing paper (papers.pk)"),
+    Column("source_id", Integer, primary_key=True, comment="the sighting's source (sources.id)"),
+    Column("position", Integer, primary_key=True, comment="the sighting's place in its source"),
+    Column(
+        "cited_key",
+        Text,
+        primary_key=True,
+        comment="the cited work: an identity key (doi:, arxiv:, openalex:, s2:, s2corpus:, "
+        "dblp:), or ref: and a hash of its text where the reference gives no usable id",
+    ),
+    Column(
+        "cited_paper_pk",
+        SurrogateKey,
+        ForeignKey("papers.pk", ondelete="SET NULL"),
+        index=True,
+        comment="the cited paper (papers.pk) when the database holds it, else null",
+    ),
+    Column("raw", Text, comment="the reference as written, where it gives no usable id"),
+    ForeignKeyConstraint(
+        ["paper_pk", "source_id", "position"],
+        ["paper_sources.paper_pk", "paper_sources.source_id", "paper_sources.position"],
+        ondelete="CASCADE",
+        onupdate="CASCADE",
+    ),
+    Index(None, "cited_key"),
+    comment="Who cites whom: one row per reference a sighting gives (so an edge leaves with "
+    "its file, and any load order gives the same rows); the cited paper is filled in when "
+    "a paper holding the cited key is loaded, in the same run or a later one.",
 )
 
 identity_locks = Table(

@@ -18,6 +18,7 @@ from sqlalchemy import Connection, and_, bindparam, delete, func, select
 from etl.load import schema as s
 from etl.load.backend import Backend
 from etl.load.bulk import chunks
+from etl.load.citations import write_edges
 from etl.models import PaperRows
 
 
@@ -44,6 +45,7 @@ SIGHTING_COLUMNS = (
     "status",
     "content_hash",
     "record",
+    "cited_by_count",
 )
 c = s.paper_sources.c
 
@@ -115,7 +117,8 @@ class Sightings:
         return sorted(self.connection.execute(query).scalars())
 
     def write(self, rows: Sequence[tuple[int, PaperRows]], *, first_load: bool) -> None:
-        """Store sightings with this run's stamp and their records' values."""
+        """Store sightings with this run's stamp and their records' values, and the edges
+        their references give (etl.load.citations)."""
         values = [
             (
                 pk,
@@ -127,20 +130,22 @@ class Sightings:
                 r.status,
                 r.content_hash,
                 r.record_json(),
+                r.cited_by_count,
             )
             for pk, r in rows
         ]
         if first_load:  # nothing to conflict with: a plain insert (COPY on PostgreSQL)
             self.backend.insert_rows(self.connection, s.paper_sources, SIGHTING_COLUMNS, values)
-            return
-        self.backend.upsert_rows(
-            self.connection,
-            s.paper_sources,
-            SIGHTING_COLUMNS,
-            values,
-            conflict=["paper_pk", "source_id", "position"],
-            update=["run_id", "venue", "year", "status", "content_hash", "record"],
-        )
+        else:
+            self.backend.upsert_rows(
+                self.connection,
+                s.paper_sources,
+                SIGHTING_COLUMNS,
+                values,
+                conflict=["paper_pk", "source_id", "position"],
+                update=SIGHTING_COLUMNS[3:],
+            )
+        write_edges(self.connection, self.backend, self.source_id, rows, first_load=first_load)
 
     def stamp(self, sighted: Sequence[tuple[int, int]]) -> None:
         """Mark unchanged sightings (paper, position) as seen by this run."""

@@ -15,6 +15,7 @@ from etl.load.backend import backend_of
 from etl.load.bulk import chunks, highest_id, ids_since
 from etl.load.changes import ChangeLog, record_removals
 from etl.load.children import ChildRows
+from etl.load.citations import resolve
 from etl.load.derive import derive
 from etl.load.foreign_keys import ForeignKeysCheckedAtEnd
 from etl.load.identity import FileKeys, IdentityResolver
@@ -533,6 +534,8 @@ class SourceLoader:
         self.search_index.flush()
         self.papers.drop_stale()
         self.papers.finish_children()
+        # before the foreign keys come back: a merge may have removed a paper edges named
+        resolve(self.connection, self.backend)
         self.restore_schema()
         counts = self.counts
         counts.updated = len(self.papers.updated)
@@ -575,6 +578,7 @@ def forget_source(connection: Connection, source_id: int, run_id: int) -> tuple[
     )
     writer.drop_stale()
     writer.finish_children()
+    resolve(connection, writer.backend)
     connection.execute(delete(s.sources).where(s.sources.c.id == source_id))
     return writer.counts.removed, writer.counts.deferred
 

@@ -31,6 +31,7 @@ from etl.transform.ids import content_hash, identify, ordered_external, source_k
 from etl.transform.links import collect_links, external_ids, make_link
 from etl.transform.methods import find_methods
 from etl.transform.methods.established import demote_established
+from etl.transform.references import reference_values
 from etl.transform.topics import LabelReading, Taxonomy, label_batch, load_taxonomy, read_labels
 
 __all__ = ["Taxonomy", "load_taxonomy", "transform", "transform_records"]
@@ -107,6 +108,7 @@ def finish(
         title_raw=record.title,
     )
     homepages = _author_homepages(record)
+    references = reference_values(record.references, keys)
     # Venue, year and status are the sighting's, not the paper's content: a paper seen in
     # two lists is the same content however each list labels it.
     content = replace(paper, venue=None, year=None, status=None)
@@ -123,10 +125,14 @@ def finish(
         content_hash=content_hash(
             (content, record.authors, homepages, links, methods, acronyms, topics, tasks)
             + ((record.listed,) if record.listed else ())
+            # only where given, so the hashes of records without them stay as they were
+            + ((references, record.cited_by_count) if references or record.cited_by_count else ())
         ),
         keys=keys,
         author_homepages=homepages,
         listed=record.listed,
+        references=references,
+        cited_by_count=record.cited_by_count,
     )
 
 

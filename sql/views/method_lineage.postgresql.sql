@@ -9,6 +9,9 @@
 -- column first_mention_year: the earliest year of a paper that mentions it (without introducing it)
 -- column latest_mention_year: the latest year of a paper that mentions it (without introducing it)
 -- column later_papers_with_code: later_papers that have a code link
+-- column citing_adopters: papers that mention it and cite a paper introducing it (citations in the database)
+-- column adopters: who builds on it: citing_adopters where a paper introducing it is cited in the database at all, else (no citations to go by) later_papers, from names alone
+-- column adopters_from: what adopters counts: citations or names
 CREATE VIEW method_lineage AS
 WITH introductions AS (
     SELECT pm.method_id, p.venue, p.year, lbl.label
@@ -63,9 +66,22 @@ mentions AS (
         CASE WHEN EXISTS (
             SELECT 1 FROM paper_links AS pl JOIN links AS l ON l.id = pl.link_id
             WHERE pl.paper_pk = p.pk AND l.kind = 'code'
-        ) THEN 1 ELSE 0 END AS has_code
+        ) THEN 1 ELSE 0 END AS has_code,
+        CASE WHEN EXISTS (
+            SELECT 1 FROM citations AS c
+            JOIN paper_method_roles AS ip ON ip.paper_pk = c.cited_paper_pk
+            WHERE c.paper_pk = p.pk AND ip.method_id = mg.method_id AND ip.role = 'introduced'
+                AND c.cited_paper_pk <> c.paper_pk
+        ) THEN 1 ELSE 0 END AS cites_introducer
     FROM mentioning AS mg
     JOIN papers AS p ON p.pk = mg.paper_pk
+),
+-- methods whose introducing papers some paper in the database cites: citations to go by
+cited_methods AS (
+    SELECT DISTINCT ip.method_id
+    FROM paper_method_roles AS ip
+    JOIN citations AS c ON c.cited_paper_pk = ip.paper_pk AND c.paper_pk <> ip.paper_pk
+    WHERE ip.role = 'introduced'
 )
 SELECT
     m.name AS method,
@@ -78,10 +94,18 @@ SELECT
     MIN(mt.year) AS first_mention_year,
     MAX(mt.year) AS latest_mention_year,
     COUNT(DISTINCT CASE WHEN mt.year > d.introduced_year AND mt.has_code = 1 THEN mt.pk END)
-        AS later_papers_with_code
+        AS later_papers_with_code,
+    COUNT(DISTINCT CASE WHEN mt.cites_introducer = 1 THEN mt.pk END) AS citing_adopters,
+    CASE WHEN cm.method_id IS NOT NULL
+        THEN COUNT(DISTINCT CASE WHEN mt.cites_introducer = 1 THEN mt.pk END)
+        ELSE COUNT(DISTINCT CASE WHEN mt.year > d.introduced_year THEN mt.pk END)
+    END AS adopters,
+    CASE WHEN cm.method_id IS NOT NULL THEN 'citations' ELSE 'names' END AS adopters_from
 FROM introduced AS d
 JOIN methods AS m ON m.id = d.method_id
 JOIN introducers AS ib ON ib.method_id = d.method_id
 JOIN places AS pl ON pl.method_id = d.method_id
 LEFT JOIN mentions AS mt ON mt.method_id = d.method_id
-GROUP BY m.id, m.name, m.kind, ib.introduced_by, pl.introduced_at, d.introduced_year;
+LEFT JOIN cited_methods AS cm ON cm.method_id = d.method_id
+GROUP BY
+    m.id, m.name, m.kind, ib.introduced_by, pl.introduced_at, d.introduced_year, cm.method_id;

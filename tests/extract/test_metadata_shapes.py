@@ -84,7 +84,8 @@ def test_openalex_abstract_is_rebuilt_in_word_order_with_authors_in_order() -> N
     assert work.author_links == (("orcid", ("https://orcid.org/0000-0000-0000-0001", "", "")),)
     assert (work.venue, work.year) == ("NeurIPS", 2019)
     assert ("url", "https://arxiv.org/abs/1905.00001") in work.links
-    assert "referenced_works" in json.loads(work.extra or "{}")
+    assert work.references == (("openalex", "https://openalex.org/W9"),)  # edges, not extra
+    assert work.cited_by_count == 3 and "referenced_works" not in json.loads(work.extra or "{}")
     assert bare.abstract is None and bare.status == "preprint"
 
 

@@ -225,9 +225,9 @@ def test_a_first_postgres_load_checks_foreign_keys_at_its_end(
     with engine.connect() as connection:
         before = foreign_key_definitions(connection)
     into_filled = {str(key.name) for key in keys_into_filled_tables()}
-    assert len(into_filled) == 13 and into_filled < set(
+    assert len(into_filled) == 14 and into_filled < set(
         before
-    )  # 0005: paper_keys; 0006: paper_tasks; 0008: paper_listed_terms
+    )  # 0005: paper_keys; 0006: paper_tasks; 0008: paper_listed_terms; 0012: citations
     with engine.begin() as connection:  # papers is empty: the keys into it go for the load
         keys = ForeignKeysCheckedAtEnd(connection)
         assert set(before) - set(foreign_key_definitions(connection)) == into_filled

@@ -358,3 +358,35 @@ def test_the_search_trigger_a_load_drops_comes_back_as_the_database_held_it(
     load(url, seeds)
     trigger = "SELECT sql FROM sqlite_master WHERE name = 'papers_fts_insert'"
     assert fetch(url, trigger) == [(held,)]
+
+
+def test_0012_adds_citations_and_a_sources_count_keeping_every_sighting(db_url: str) -> None:
+    """A database at 0011 gains `citations` (empty: a reload of a file gives its edges) and
+    `paper_sources.cited_by_count`; a downgrade drops both and keeps the sightings."""
+    alembic(db_url, "upgrade", "0011")
+    execute(
+        db_url,
+        "INSERT INTO runs (started_at, status, sources_loaded, sources_skipped, "
+        "sources_failed, papers_inserted, papers_updated, papers_unchanged, papers_removed, "
+        "links, methods, rejects) VALUES ('2026-01-01', 'succeeded', 0, 0, 0, 0, 0, 0, 0, 0, "
+        "0, 0)",
+        "INSERT INTO sources (path, checksum, fingerprint, format, size_bytes, record_count, "
+        "reject_count, loaded_at, run_id) SELECT 'old.json', 'c', 'f', 'json', 1, 1, 0, "
+        "'2026-01-01', id FROM runs",
+        "INSERT INTO papers (id, abstract, abstract_raw, method_names, content_hash, "
+        "created_run_id, updated_run_id) SELECT 'pold', 'a', 'a', '', 'h', id, id FROM runs",
+        "INSERT INTO paper_sources (paper_pk, source_id, position, run_id, content_hash, record) "
+        "SELECT p.pk, s.id, 1, s.run_id, 'h', '{}' FROM papers p, sources s",
+    )
+    alembic(db_url, "upgrade", "0012")
+    assert fetch(db_url, "SELECT position, cited_by_count FROM paper_sources") == [(1, None)]
+    execute(
+        db_url,
+        "INSERT INTO citations (paper_pk, source_id, position, cited_key, cited_paper_pk) "
+        "SELECT paper_pk, source_id, position, 'doi:10.1/x', paper_pk FROM paper_sources",
+        "DELETE FROM papers",  # the sighting goes with its paper, and the edge with it
+    )
+    assert fetch(db_url, "SELECT count(*) FROM citations") == [(0,)]
+    alembic(db_url, "downgrade", "0011")
+    assert "citations" not in schema(db_url)
+    assert "cited_by_count" not in dict(schema(db_url)["paper_sources"])  # type: ignore[arg-type]

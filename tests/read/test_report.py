@@ -13,6 +13,8 @@ from etl.read import open_reader
 from etl.report import SECTIONS, build_report
 from tests.helpers import SEEDS, fetch, load
 
+CITATIONS = Path(__file__).parents[1] / "fixtures" / "sources" / "citations"
+
 HOSTILE_TITLE = "<script>alert(1)</script> Zorb & co"
 BUILDS_ON = [
     {
@@ -32,10 +34,11 @@ BUILDS_ON = [
 
 
 def loaded(url: str, folder: Path) -> str:
-    """The seed lists and three made-up papers, one building on another, in a database."""
+    """The seed lists, three made-up papers, one building on another, and made-up metadata
+    records citing each other, in a database."""
     extra = folder / "zorb_2024.jsonl"
     extra.write_text("\n".join(json.dumps(r) for r in BUILDS_ON) + "\n", encoding="utf-8")
-    load(url, SEEDS, extra)
+    load(url, SEEDS, extra, CITATIONS)
     return report_of(url)
 
 
@@ -55,14 +58,14 @@ def sections(html: str) -> dict[str, str]:
 def test_every_section_has_a_chart_and_its_numbers(db_url: str, tmp_path: Path) -> None:
     html = loaded(db_url, tmp_path)
     found = sections(html)
-    assert len(found) == len(SECTIONS) == 8
+    assert len(found) == len(SECTIONS) == 9
     for key, body in found.items():
         assert body.count("<svg") == 1, key
         assert "<table>" in body, key
     venues = fetch(  # no paper here has two statuses at one venue and year
         db_url,
         "SELECT venue, year, SUM(papers), SUM(papers_with_code) FROM venue_summary "
-        "GROUP BY venue, year",
+        "WHERE venue IN ('ICML', 'zorb') GROUP BY venue, year",
     )
     assert {v[0] for v in venues} == {"ICML", "zorb"}
     for venue, year, papers, with_code in venues:
@@ -80,6 +83,10 @@ def test_every_section_has_a_chart_and_its_numbers(db_url: str, tmp_path: Path) 
     )
     assert "gitlab.com" in found["code_hosts"] and "github.com" in found["code_hosts"]
     assert "RoPE" in found["acronyms"]
+    assert (
+        '<td>Torches: Light for Exploration</td><td></td><td class="number">2020</td>'
+        '<td class="number">5</td><td class="number">120</td>' in found["most_cited"]
+    )
 
 
 def test_the_report_refers_to_nothing_outside_itself(sqlite_url: str, tmp_path: Path) -> None:

@@ -254,3 +254,25 @@ def test_serve_beside_three_loads_answers_every_page_with_committed_files(
     assert [s for s in statuses if s[1] != 200] == []
     assert all(count % per_file == 0 for count in counts), sorted(counts)
     assert max(counts) == 4 * 3 * per_file  # the last page read everything loaded
+
+
+def test_a_papers_page_shows_its_references_and_citers(tmp_path: Path) -> None:
+    database = tmp_path / "papers.db"
+    load(f"sqlite:///{database}", Path(__file__).parents[1] / "fixtures" / "sources" / "citations")
+    pk = fetch(
+        f"sqlite:///{database}",
+        "SELECT pk FROM papers WHERE title = 'Lantern Networks for Sparse Rewards'",
+    )[0][0]
+    page = get(database, f"/papers/papers/{pk}").text
+    references = page.split("<h2>References (5)</h2>")[1].split("</ol>")[0]
+    assert ">Candles Before Lanterns</a>" in references  # a paper of the database, linked
+    assert 'href="https://openalex.org/W2999999999"' in references  # not in it: its page
+    assert "openalex: not an id" in references  # given as text
+    torches = fetch(f"sqlite:///{database}", "SELECT pk FROM papers WHERE title LIKE 'Torches%'")[
+        0
+    ][0]
+    page = get(database, f"/papers/papers/{torches}").text
+    assert "<h2>Cited by 5 in this database</h2>" in page
+    assert f'/papers/papers/{pk}">Lantern Networks for Sparse Rewards</a>' in page
+    related = page.split("<h2>Related papers</h2>")[1].split("</ol>")[0]
+    assert "Flint and Steel: Early Sparks</a>" in related and "cited here, cites this" in related

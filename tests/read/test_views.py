@@ -95,13 +95,25 @@ CONTRACT = {
         "tasks",
     },
     "top_methods": {"year", "role", "method", "kind", "papers", "rank"},
+    "cited_by": {"paper_id", "label", "citing_paper_id", "citing_label", "citing_year"},
+    "citation_counts": {"paper_id", "label", "cited_by", "references_given", "source_cited_by"},
+    "related_papers": {
+        "paper_id",
+        "related_paper_id",
+        "score",
+        "rank",
+        "shared_references",
+        "co_citations",
+        "shared_methods",
+        "shared_tasks",
+    },
 }
 # Views whose rows hold the time of a load (or are empty after a single one): not compared
 # across backends.
 LOAD_HISTORY = {"recent_changes", "code_released"}
-# Views the seeds leave empty (no two seed papers share a task): compared on other records in
-# tests/test_question_views.py.
-EMPTY_ON_SEEDS = {"papers_sharing_tasks"}
+# Views the seeds leave empty (no two seed papers share a task, the lists give no citations):
+# compared on other records in tests/read/test_question_views.py and test_citation_views.py.
+EMPTY_ON_SEEDS = {"papers_sharing_tasks", "cited_by", "related_papers"}
 
 
 def test_contract_views_exist_with_their_columns(seeded_url: str) -> None:
