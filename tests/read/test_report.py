@@ -6,12 +6,15 @@ import json
 import re
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from etl.cli import main
 from etl.read import open_reader
 from etl.report import SECTIONS, build_report
 from tests.helpers import SEEDS, fetch, load
+
+pytestmark = pytest.mark.migrated  # databases start migrated (tests/conftest.py)
 
 HOSTILE_TITLE = "<script>alert(1)</script> Zorb & co"
 BUILDS_ON = [
