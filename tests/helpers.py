@@ -100,9 +100,9 @@ def fresh_database(kind: str, folder: Path, *, migrated: bool = False) -> Iterat
 
 
 # Migrated databases are copies of a template migrated once a session: a file copy on SQLite,
-# CREATE DATABASE ... TEMPLATE on PostgreSQL. Migrating a new database by Alembic took a large
-# share of the suite's time (benchmarks/HISTORY.md); the tests of migrations, of first runs
-# and of their memory start from empty databases.
+# CREATE DATABASE ... TEMPLATE on PostgreSQL, for a small part of what migrating each by
+# Alembic costs (benchmarks/HISTORY.md). Tests of migrations, of first runs and of their
+# memory start from empty databases instead (tests/conftest.py).
 
 
 def _migrate(url: str) -> None:
@@ -204,9 +204,9 @@ DROPPER = DatabaseDropper()
 
 
 # A test on both backends runs on SQLite in the fast tier and on PostgreSQL in the full suite
-# (each PostgreSQL run creates and migrates a database of its own, a large share of the
-# suite's time); the tests written for PostgreSQL alone stay in the fast tier, so it reaches
-# the server.
+# (each PostgreSQL run creates a database of its own, and migrates it unless the test is
+# marked `migrated`: a large share of the suite's time); the tests written for PostgreSQL alone
+# stay in the fast tier, so it reaches the server.
 BACKENDS = [
     "sqlite",
     pytest.param("postgresql", marks=[pytest.mark.postgres, pytest.mark.slow]),
