@@ -7,11 +7,16 @@ for a benchmark run from the root).
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
+import queue
 import random
+import shutil
 import subprocess
 import sys
+import tempfile
+import threading
 import time
 import uuid
 from collections.abc import Iterator
@@ -28,6 +33,7 @@ from sqlalchemy.pool import NullPool
 
 from etl import extract
 from etl.load import schema as s
+from etl.load.database import create_db_engine, upgrade_to_head
 from etl.load.locks import LOADERS, NAMESPACE
 from etl.models import PaperRows, RawRecord, RunReport, SourceFile
 from etl.pipeline import RunOptions, run
@@ -66,36 +72,141 @@ def require_postgres() -> None:
 
 
 @contextmanager
-def fresh_postgres_database() -> Iterator[str]:
-    """Create a uniquely named PostgreSQL database; drop it on exit."""
+def fresh_postgres_database(*, migrated: bool = False) -> Iterator[str]:
+    """Create a uniquely named PostgreSQL database, empty or (`migrated`) a copy of the
+    session's migrated template; it is dropped after the test, in the background."""
     require_postgres()
     name = f"etl_test_{uuid.uuid4().hex[:12]}"
-    admin = create_engine(POSTGRES_ADMIN_URL, isolation_level="AUTOCOMMIT")
-    with admin.connect() as connection:
-        connection.execute(text(f'CREATE DATABASE "{name}"'))
-    url = make_url(POSTGRES_ADMIN_URL).set(database=name).render_as_string(hide_password=False)
+    template = f' TEMPLATE "{_postgres_template()}"' if migrated else ""
+    _admin_execute(f'CREATE DATABASE "{name}"{template}')
     try:
-        yield url
+        yield _postgres_url(name)
     finally:
-        with admin.connect() as connection:
-            connection.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-        admin.dispose()
+        DROPPER.drop(name)
 
 
 @contextmanager
-def fresh_database(kind: str, folder: Path) -> Iterator[str]:
-    """A URL for an empty database of the given kind."""
+def fresh_database(kind: str, folder: Path, *, migrated: bool = False) -> Iterator[str]:
+    """A URL for a new database of the given kind: empty (no file yet, on SQLite), or already
+    at the newest revision (`migrated`), as a first `etl run` leaves it before loading."""
     if kind == "sqlite":
-        yield f"sqlite:///{folder / 'papers.db'}"
+        path = folder / "papers.db"
+        if migrated:
+            shutil.copyfile(_sqlite_template(), path)
+        yield f"sqlite:///{path}"
     else:
-        with fresh_postgres_database() as url:
+        with fresh_postgres_database(migrated=migrated) as url:
             yield url
 
 
+# Migrated databases are copies of a template migrated once a session: a file copy on SQLite,
+# CREATE DATABASE ... TEMPLATE on PostgreSQL, for a small part of what migrating each by
+# Alembic costs (benchmarks/HISTORY.md). Tests of migrations, of first runs and of their
+# memory start from empty databases instead (tests/conftest.py).
+
+
+def _migrate(url: str) -> None:
+    """Migrate a database to head the way `etl run` does, leaving no connection open."""
+    engine = create_db_engine(url)
+    try:
+        upgrade_to_head(engine)
+    finally:
+        engine.dispose()
+
+
+@cache
+def _sqlite_template() -> Path:
+    """A migrated SQLite file in a temporary folder removed when the process ends."""
+    folder = Path(tempfile.mkdtemp(prefix="etl-test-template-"))
+    atexit.register(shutil.rmtree, folder, True)
+    path = folder / "papers.db"
+    _migrate(f"sqlite:///{path}")
+    # Closing the last connection checkpoints the WAL into the file and removes it: the file
+    # alone is the whole database, safe to copy.
+    assert [p.name for p in folder.iterdir()] == ["papers.db"], list(folder.iterdir())
+    return path
+
+
+@cache
+def _postgres_template() -> str:
+    """The name of a migrated PostgreSQL database of this process, dropped when it ends.
+    Nothing connects to it after the migration: PostgreSQL copies only an unused database."""
+    name = f"etl_test_template_{uuid.uuid4().hex[:12]}"
+    _admin_execute(f'CREATE DATABASE "{name}"')
+    DROPPER.drop_at_exit(name)
+    _migrate(_postgres_url(name))
+    return name
+
+
+def _postgres_url(name: str) -> str:
+    return make_url(POSTGRES_ADMIN_URL).set(database=name).render_as_string(hide_password=False)
+
+
+def _admin_execute(statement: str) -> None:
+    admin = create_engine(POSTGRES_ADMIN_URL, isolation_level="AUTOCOMMIT", poolclass=NullPool)
+    try:
+        with admin.connect() as connection:
+            connection.execute(text(statement))
+    finally:
+        admin.dispose()
+
+
+class DatabaseDropper:
+    """Drops finished tests' PostgreSQL databases in a thread of its own, in order, so that a
+    test's teardown does not wait for the drop (PostgreSQL checkpoints for each one). Each
+    database has a unique name nothing else uses, so a later drop isolates tests as well as an
+    immediate one; `finish` waits for every drop, and raises for any that failed."""
+
+    def __init__(self) -> None:
+        self._queue: queue.Queue[str | None] = queue.Queue()
+        self._thread: threading.Thread | None = None
+        self._at_exit: list[str] = []
+        self._failures: list[str] = []
+        atexit.register(self.finish, check=False)
+
+    def drop(self, name: str) -> None:
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._work, name="drop-databases", daemon=True)
+            self._thread.start()
+        self._queue.put(name)
+
+    def drop_at_exit(self, name: str) -> None:
+        """Drop `name` in `finish`, after the databases made from it."""
+        self._at_exit.append(name)
+
+    def finish(self, *, check: bool = True) -> None:
+        """Drop what is left and wait for every drop to end."""
+        for name in self._at_exit:
+            self.drop(name)
+        self._at_exit.clear()
+        if self._thread is not None:
+            self._queue.put(None)
+            self._thread.join()
+            self._thread = None
+        failures, self._failures = self._failures, []
+        if check and failures:
+            raise AssertionError("databases not dropped:\n" + "\n".join(failures))
+
+    def _work(self) -> None:
+        admin = create_engine(POSTGRES_ADMIN_URL, isolation_level="AUTOCOMMIT", poolclass=NullPool)
+        try:
+            while (name := self._queue.get()) is not None:
+                try:
+                    with admin.connect() as connection:
+                        connection.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+                except Exception as exc:  # reported by finish, at the end of the session
+                    self._failures.append(f"{name}: {exc}")
+        finally:
+            admin.dispose()
+
+
+DROPPER = DatabaseDropper()
+
+
 # A test on both backends runs on SQLite in the fast tier and on PostgreSQL in the full suite
-# (each PostgreSQL run creates and migrates a database of its own, a large share of the
-# suite's time); the tests written for PostgreSQL alone stay in the fast tier, so it reaches
-# the server.
+# (each PostgreSQL run creates a database of its own, and migrates it unless the test is
+# marked `migrated`: a large share of the suite's time); the tests written for PostgreSQL alone
+# stay in the fast tier, so it reaches the server.
 BACKENDS = [
     "sqlite",
     pytest.param("postgresql", marks=[pytest.mark.postgres, pytest.mark.slow]),

@@ -71,6 +71,7 @@ def test_json_nested_100000_deep_costs_megabytes_and_is_a_reject(
 
 
 @pytest.mark.slow
+@pytest.mark.migrated
 def test_the_limits_are_flags_and_changing_them_reads_the_files_again(
     db_url: str, tmp_path: Path
 ) -> None:
@@ -100,6 +101,7 @@ def test_the_limits_are_flags_and_changing_them_reads_the_files_again(
 
 
 @pytest.mark.slow
+@pytest.mark.migrated
 def test_one_json_string_larger_than_a_record_fails_its_file_alone(
     db_url: str, tmp_path: Path
 ) -> None:
@@ -128,6 +130,7 @@ def test_one_json_string_larger_than_a_record_fails_its_file_alone(
 
 
 @pytest.mark.slow
+@pytest.mark.migrated
 def test_nul_is_stored_as_the_replacement_character_on_both_backends(
     db_url: str, tmp_path: Path
 ) -> None:
@@ -157,6 +160,7 @@ def test_nul_is_stored_as_the_replacement_character_on_both_backends(
     assert fetch(db_url, "SELECT DISTINCT name FROM authors") == [("Ada\ufffd Lovelace",)]
 
 
+@pytest.mark.migrated
 def test_a_rejected_record_holding_nul_is_stored_in_rejects(db_url: str, tmp_path: Path) -> None:
     source = tmp_path / "broken.jsonl"
     text = '{"title": "Fine", "abstract": "Loads."}\n{"title": "broken\x00 \n'
@@ -170,6 +174,7 @@ def test_a_rejected_record_holding_nul_is_stored_in_rejects(db_url: str, tmp_pat
 
 
 @pytest.mark.slow
+@pytest.mark.migrated
 def test_link_loops_pipes_and_dangling_links_are_named_and_the_rest_loads(
     db_url: str, tmp_path: Path
 ) -> None:
@@ -210,6 +215,7 @@ def without_permission_override(command: list[str]) -> list[str]:
 
 
 @pytest.mark.slow
+@pytest.mark.migrated
 def test_unreadable_files_folders_and_links_fail_alone(db_url: str, tmp_path: Path) -> None:
     folder = tmp_path / "lists"
     (folder / "closed").mkdir(parents=True)
@@ -262,6 +268,7 @@ if __name__ == "__main__":
 
 
 @pytest.mark.slow
+@pytest.mark.migrated
 def test_sigterm_stops_a_run_whose_workers_are_busy_at_once(db_url: str, tmp_path: Path) -> None:
     from tests.helpers import write_corpus
 

@@ -70,7 +70,10 @@ def wait_for_a_source_of(url: str, process: subprocess.Popen[bytes], shard: str)
 def test_four_loaders_one_killed_then_a_rerun_equal_one_serial_load(tmp_path: Path) -> None:
     folder = tmp_path / "lists"
     write_files(folder)
-    with fresh_postgres_database() as serial_url, fresh_postgres_database() as url:
+    with (
+        fresh_postgres_database(migrated=True) as serial_url,
+        fresh_postgres_database() as url,  # the loaders start together on an empty database
+    ):
         load(serial_url, folder)
         expected = snapshot(serial_url)
         # every table is compared (identity_locks holds only what loaders locked; each run
@@ -109,7 +112,10 @@ def test_four_loaders_on_shared_heavy_files_equal_one_serial_load(tmp_path: Path
     retried until it gives up), and the database must be the serial load's."""
     folder = tmp_path / "lists"
     papers = write_shared_heavy(folder, **SHARED_HEAVY)
-    with fresh_postgres_database() as serial_url, fresh_postgres_database() as url:
+    with (
+        fresh_postgres_database(migrated=True) as serial_url,
+        fresh_postgres_database(migrated=True) as url,
+    ):
         load(serial_url, folder)
         expected = snapshot(serial_url)
         assert len(expected["papers"]) == papers
@@ -178,7 +184,10 @@ def test_two_loaders_resolve_shared_identities_like_one_serial_load(tmp_path: Pa
     records wait for the full records' file and join its papers instead of making their own."""
     folder = tmp_path / "lists"
     write_one_list_twice(folder, papers=1200)
-    with fresh_postgres_database() as serial_url, fresh_postgres_database() as url:
+    with (
+        fresh_postgres_database(migrated=True) as serial_url,
+        fresh_postgres_database(migrated=True) as url,
+    ):
         load(serial_url, folder)
         expected = identities(serial_url)
         assert len(expected) == 1200 and {row[3] for row in expected} == {2}
@@ -219,7 +228,10 @@ def test_a_title_list_and_an_abstract_list_update_shared_papers_side_by_side(
     abstracts = [json.dumps({"abstract": r["abstract"]}) for r in reversed(records)]
     (lists / "titles.jsonl").write_text("\n".join(titles) + "\n", "utf-8")
     (lists / "abstracts.jsonl").write_text("\n".join(abstracts) + "\n", "utf-8")
-    with fresh_postgres_database() as serial_url, fresh_postgres_database() as url:
+    with (
+        fresh_postgres_database(migrated=True) as serial_url,
+        fresh_postgres_database(migrated=True) as url,
+    ):
         load(serial_url, full)
         load(serial_url, lists)
         expected = identities(serial_url)
@@ -246,6 +258,7 @@ def test_a_title_list_and_an_abstract_list_update_shared_papers_side_by_side(
 
 
 @pytest.mark.postgres
+@pytest.mark.migrated
 def test_a_new_run_leaves_a_live_loaders_run_running(postgres_url: str) -> None:
     first, second = create_engine(postgres_url), create_engine(postgres_url)
     try:
@@ -271,6 +284,7 @@ def test_a_new_run_leaves_a_live_loaders_run_running(postgres_url: str) -> None:
 
 
 @pytest.mark.postgres
+@pytest.mark.migrated
 def test_a_source_rolled_back_by_a_deadlock_is_loaded_again(
     tmp_path: Path, postgres_url: str
 ) -> None:
@@ -363,7 +377,7 @@ def test_a_full_refresh_runs_alone(tmp_path: Path, postgres_url: str) -> None:
 def test_shards_split_the_sorted_files(tmp_path: Path, kind: str) -> None:
     folder = tmp_path / "lists"
     write_files(folder, files=8, per_file=5)
-    with fresh_database(kind, tmp_path) as url:
+    with fresh_database(kind, tmp_path, migrated=True) as url:
         command = [sys.executable, "-m", "etl", "run", str(folder), "-q", "--db", url]
         for shard in ("2/3", "3/3"):
             result = subprocess.run([*command, "--shard", shard], capture_output=True, timeout=300)
@@ -381,6 +395,7 @@ def test_shards_split_the_sorted_files(tmp_path: Path, kind: str) -> None:
 
 
 @pytest.mark.postgres
+@pytest.mark.migrated
 def test_deleting_orphans_waits_for_loaders_without_holding_new_ones_back(
     postgres_url: str,
 ) -> None:

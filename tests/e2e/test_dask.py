@@ -48,7 +48,7 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def local_run(corpus: Path) -> Iterator[tuple[dict[str, Any], str]]:
     """What a serial, local `etl run` of the corpus makes (by natural keys) and prints."""
-    with fresh_postgres_database() as url:
+    with fresh_postgres_database(migrated=True) as url:
         result = etl_run(corpus, url, "--workers", "1")
         assert result.returncode == 3, result.stderr  # each file has a reject
         yield snapshot(url), result.stdout
@@ -77,7 +77,7 @@ def test_a_dask_run_equals_a_serial_load_with_the_same_summary(
     cluster: distributed.LocalCluster, corpus: Path, local_run: tuple[dict[str, Any], str]
 ) -> None:
     serial, summary = local_run
-    with fresh_postgres_database() as url:
+    with fresh_postgres_database(migrated=True) as url:
         remote = etl_run(corpus, url, "--dask", cluster.scheduler_address)
         assert remote.returncode == 3, remote.stderr  # each file has a reject
         assert counts(remote.stdout) == counts(summary)
@@ -142,7 +142,7 @@ def kill_a_busy_worker(url: str, address: str) -> None:
 def test_a_source_whose_worker_was_killed_is_loaded_again(
     cluster: distributed.LocalCluster, corpus: Path, serial: dict[str, Any]
 ) -> None:
-    with fresh_postgres_database() as url:
+    with fresh_postgres_database(migrated=True) as url:
         driver, outcome = loading_in_background(url, corpus, cluster.scheduler_address)
         kill_a_busy_worker(url, cluster.scheduler_address)
         driver.join(timeout=600)
@@ -169,7 +169,7 @@ def test_a_source_whose_workers_keep_dying_fails_alone(
         distributed.LocalCluster(
             n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0"
         ) as strict,
-        fresh_postgres_database() as url,
+        fresh_postgres_database(migrated=True) as url,
     ):
         driver, outcome = loading_in_background(url, corpus, strict.scheduler_address)
         kill_a_busy_worker(url, strict.scheduler_address)

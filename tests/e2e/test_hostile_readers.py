@@ -187,6 +187,7 @@ def test_a_record_past_any_limit_in_any_shape_is_a_reject_in_bounded_memory(
     )
 
 
+@pytest.mark.migrated
 def test_a_deep_value_fails_no_run_on_either_backend(db_url: str, tmp_path: Path) -> None:
     folder = tmp_path / "in"
     folder.mkdir()
@@ -214,7 +215,7 @@ def test_a_deep_value_under_dask_is_a_reject_and_the_run_counts_what_committed(
     folder.mkdir()
     shape_file(folder, "arxiv.jsonl", "[" * DEEP + "]" * DEEP)
     good_file(folder)
-    with fresh_postgres_database() as url:
+    with fresh_postgres_database(migrated=True) as url:
         report = run(RunOptions(paths=(str(folder),), database_url=url, dask="local:1"))
         assert isinstance(report, RunReport)
         assert (report.status, report.sources_loaded, report.rejects) == ("partial", 2, 1)
@@ -258,6 +259,7 @@ DBLP_RECORD = '<dblp><article key="journals/x/A"><title>T.</title></article></db
         ),
     ],
 )
+@pytest.mark.migrated
 def test_an_xml_declaration_naming_a_codec_that_is_no_charset_fails_its_file_alone(
     codec: str, sqlite_url: str, tmp_path: Path
 ) -> None:
@@ -312,6 +314,7 @@ if __name__ == "__main__":
 """
 
 
+@pytest.mark.migrated
 def test_any_exception_of_a_reader_or_a_worker_fails_its_file_alone(
     db_url: str, tmp_path: Path
 ) -> None:
@@ -523,6 +526,7 @@ def test_an_inverted_index_past_the_word_limit_is_refused_before_its_positions_a
 
 
 @pytest.mark.slow
+@pytest.mark.migrated
 def test_a_field_past_the_limit_in_an_openalex_work_is_a_reject_not_stored(
     db_url: str, tmp_path: Path
 ) -> None:
@@ -551,6 +555,7 @@ def test_a_field_past_the_limit_in_an_openalex_work_is_a_reject_not_stored(
 
 
 @pytest.mark.slow
+@pytest.mark.migrated
 def test_a_bz2_of_concatenated_streams_stops_at_its_expansion_bound(
     sqlite_url: str, tmp_path: Path
 ) -> None:
@@ -573,6 +578,7 @@ def test_a_bz2_of_concatenated_streams_stops_at_its_expansion_bound(
 
 
 @pytest.mark.slow
+@pytest.mark.migrated
 def test_a_deflate_bomb_in_a_zip_member_and_a_gzip_inside_one_stop_at_their_bound(
     sqlite_url: str, tmp_path: Path
 ) -> None:
@@ -590,6 +596,7 @@ def test_a_deflate_bomb_in_a_zip_member_and_a_gzip_inside_one_stop_at_their_boun
     assert titles(sqlite_url) == {"A good paper"}
 
 
+@pytest.mark.migrated
 def test_a_file_that_is_mostly_rejects_fails_with_its_first_rejects_kept(
     db_url: str, tmp_path: Path
 ) -> None:
@@ -621,6 +628,7 @@ def test_a_file_that_is_mostly_rejects_fails_with_its_first_rejects_kept(
 
 
 @pytest.mark.slow
+@pytest.mark.migrated
 def test_a_zip_of_more_members_than_an_archive_may_hold_fails_alone(
     sqlite_url: str, tmp_path: Path
 ) -> None:
@@ -641,6 +649,7 @@ def test_a_zip_of_more_members_than_an_archive_may_hold_fails_alone(
 
 
 @pytest.mark.slow
+@pytest.mark.migrated
 def test_an_xz_stream_asking_for_a_huge_dictionary_is_refused(
     sqlite_url: str, tmp_path: Path
 ) -> None:
@@ -665,6 +674,7 @@ def test_an_xz_stream_asking_for_a_huge_dictionary_is_refused(
 
 
 @pytest.mark.slow
+@pytest.mark.migrated
 def test_csv_lines_of_millions_of_cells_are_read_past(sqlite_url: str, tmp_path: Path) -> None:
     folder = tmp_path / "in"
     folder.mkdir()
@@ -680,6 +690,7 @@ def test_csv_lines_of_millions_of_cells_are_read_past(sqlite_url: str, tmp_path:
     assert titles(sqlite_url) == {"First", "Last"}
 
 
+@pytest.mark.migrated
 def test_a_json_record_keyed_by_an_id_past_the_field_limit_is_a_reject(
     sqlite_url: str, tmp_path: Path
 ) -> None:

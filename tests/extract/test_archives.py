@@ -17,6 +17,8 @@ from etl import extract
 from etl.errors import SourceError
 from tests.helpers import fetch, load
 
+pytestmark = pytest.mark.migrated  # databases start migrated (tests/conftest.py)
+
 GOOD = b'{"title": "A fine paper on graphs", "abstract": "We study graphs."}\n'
 
 

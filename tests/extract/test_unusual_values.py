@@ -19,6 +19,8 @@ from etl.extract.shapes import sniff_json
 from etl.models import RawRecord, Reject
 from tests.helpers import etl, fetch, load
 
+pytestmark = pytest.mark.migrated  # databases start migrated (tests/conftest.py)
+
 ABSTRACT = "An abstract long enough to be a real one, about a method and its results."
 
 

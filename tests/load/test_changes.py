@@ -5,11 +5,14 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from etl.cli import main
 from tests.helpers import fetch, load
 from tests.helpers import write_jsonl as write_list
+
+pytestmark = pytest.mark.migrated  # databases start migrated (tests/conftest.py)
 
 VENUE = {"venue": "ICML", "year": 2024}
 

@@ -18,6 +18,8 @@ from tests.helpers import abstract, load, write_json
 from tests.helpers import fetch as rows
 from tests.helpers import fetch_one as scalar
 
+pytestmark = pytest.mark.migrated  # databases start migrated (tests/conftest.py)
+
 TABLE_KEYS = {
     "papers": "id",
     "paper_sources": "paper_pk, source_id, position",

@@ -14,10 +14,10 @@ from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 from sqlalchemy import create_engine, inspect, text
 
-from etl.load.database import create_db_engine
+from etl.load.database import create_db_engine, head_revision, upgrade_to_head
 from etl.load.schema import include_object, metadata
 from etl.transform.ids import identity_keys
-from tests.helpers import REPO, fetch, fetch_one, fresh_database, load, snapshot
+from tests.helpers import BACKENDS, REPO, fetch, fetch_one, fresh_database, load, snapshot
 
 sys_alembic = [sys.executable, "-m", "alembic"]
 
@@ -390,3 +390,27 @@ def test_0012_adds_citations_and_a_sources_count_keeping_every_sighting(db_url: 
     alembic(db_url, "downgrade", "0011")
     assert "citations" not in schema(db_url)
     assert "cited_by_count" not in dict(schema(db_url)["paper_sources"])  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("kind", BACKENDS)
+def test_the_migrated_databases_tests_get_are_what_a_migration_makes_and_each_their_own(
+    kind: str, tmp_path: Path, seeds: Path
+) -> None:
+    """The copies of a migrated template that tests marked `migrated` get (tests/conftest.py)
+    hold what migrating a new database makes, and what one test writes is in no other copy."""
+    for name in ("fresh", "first", "second"):
+        (tmp_path / name).mkdir()
+    with (
+        fresh_database(kind, tmp_path / "fresh") as fresh,
+        fresh_database(kind, tmp_path / "first", migrated=True) as first,
+    ):
+        engine = create_db_engine(fresh)
+        upgrade_to_head(engine)  # as `etl run` migrates a new database
+        engine.dispose()
+        assert catalog(first) == catalog(fresh)
+        assert fetch(first, "SELECT version_num FROM alembic_version") == [(head_revision(),)]
+        load(first, seeds)
+        with fresh_database(kind, tmp_path / "second", migrated=True) as second:
+            assert fetch_one(second, "SELECT count(*) FROM papers") == 0
+            assert fetch_one(second, "SELECT count(*) FROM runs") == 0
+            assert catalog(second) == catalog(fresh)

@@ -188,7 +188,7 @@ def test_any_load_order_of_three_shapes_shows_the_same_papers(tmp_path: Path, ki
         for each_run in (False, True):
             folder = tmp_path / f"db{len(results)}"
             folder.mkdir()
-            with fresh_database(kind, folder) as url:
+            with fresh_database(kind, folder, migrated=True) as url:
                 if each_run:
                     for path in order:
                         load(url, path)
@@ -215,7 +215,7 @@ def test_a_list_of_bare_abstracts_loaded_last_keeps_authors_and_links(
     for order in ((listing, text), (text, listing)):
         folder = tmp_path / order[0].suffix[1:]
         folder.mkdir()
-        with fresh_database(kind, folder) as url:
+        with fresh_database(kind, folder, migrated=True) as url:
             for path in order:
                 load(url, path)
             assert fetch_one(url, "SELECT count(*) FROM paper_authors") == 6
@@ -272,7 +272,7 @@ def test_a_moved_folder_reloads_as_the_same_sources(tmp_path: Path, kind: str) -
     old = tmp_path / "old" / "lists"
     write_folder(old, ["One", "Two", "Three", "Four"])
     (tmp_path / "db").mkdir()
-    with fresh_database(kind, tmp_path / "db") as url:
+    with fresh_database(kind, tmp_path / "db", migrated=True) as url:
         load(url, old)
         ids = fetch(url, "SELECT id FROM sources ORDER BY id")
         new = tmp_path / "new" / "renamed"
@@ -303,7 +303,7 @@ def test_prune_forgets_the_files_that_are_gone(tmp_path: Path, kind: str) -> Non
         tmp_path / "other.json", [{"title": "Three", "abstract": f"Three: {KEPT}"}]
     )
     (tmp_path / "db").mkdir()
-    with fresh_database(kind, tmp_path / "db") as url:
+    with fresh_database(kind, tmp_path / "db", migrated=True) as url:
         load(url, folder, elsewhere)
         (folder / "2025" / "list2.json").unlink()  # Three and Four
         kept = load(url, folder)  # without --prune, a file that is gone is kept
@@ -480,7 +480,10 @@ def test_prune_forgets_only_the_sources_under_the_paths_and_globs_given(
 def test_three_loaders_side_by_side_show_what_one_serial_load_shows(tmp_path: Path) -> None:
     """One loader per shape, released together: the tables equal a serial load's."""
     files = write_shapes(tmp_path / "lists")
-    with fresh_postgres_database() as serial_url, fresh_postgres_database() as url:
+    with (
+        fresh_postgres_database(migrated=True) as serial_url,
+        fresh_postgres_database(migrated=True) as url,
+    ):
         load(serial_url, *files)
         expected = shown(serial_url)
         engine = create_engine(url)

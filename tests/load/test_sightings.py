@@ -26,6 +26,8 @@ from tests.helpers import (
     write_json,
 )
 
+pytestmark = pytest.mark.migrated  # databases start migrated (tests/conftest.py)
+
 FIRST = (
     "We study how the curvature of the loss landscape shapes generalization in deep networks "
     "and introduce filter normalization, a simple visualization method that makes loss "
@@ -96,7 +98,7 @@ def test_any_order_of_three_lists_gives_one_database_with_every_repository(
     for number, order in enumerate(itertools.permutations(files)):
         folder = tmp_path / f"order{number}"
         folder.mkdir()
-        with fresh_database(kind, folder) as url:
+        with fresh_database(kind, folder, migrated=True) as url:
             for batch in [order] if one_run else [[path] for path in order]:
                 load(url, *batch)
             assert fetch(url, "SELECT code_url FROM papers_with_code") == [(REPO,)], order
@@ -289,7 +291,7 @@ def test_an_abstract_only_record_between_two_sightings_joins_them_in_any_order(
     for number, order in enumerate(itertools.permutations(files)):
         folder = tmp_path / f"order{number}"
         folder.mkdir()
-        with fresh_database(kind, folder) as url:
+        with fresh_database(kind, folder, migrated=True) as url:
             load(url, *order)
             assert fetch_one(url, "SELECT count(*) FROM papers WHERE title = :t", {"t": TITLE}) == 1
             assert fetch_one(url, "SELECT count(*) FROM papers") == 2

@@ -6,10 +6,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from sqlalchemy import create_engine, text
 
 from etl.load import upgrade_to_head
 from tests.helpers import fetch, load, write_corpus
+
+pytestmark = pytest.mark.migrated  # databases start migrated (tests/conftest.py)
 
 ANALYSED = (
     "SELECT relname, last_analyze FROM pg_stat_user_tables "

@@ -6,7 +6,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from tests.helpers import fetch, load
+
+pytestmark = pytest.mark.migrated  # databases start migrated (tests/conftest.py)
 
 ABSTRACTS = [
     # two papers write the expansion in lower case, one in title case, one in capitals

@@ -5,10 +5,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from sqlalchemy import create_engine, text
 
 from etl.read import open_reader, search
 from tests.helpers import fetch, load
+
+pytestmark = pytest.mark.migrated  # databases start migrated (tests/conftest.py)
 
 LONG = (
     "Large language models are widely used for many tasks in natural language processing, "

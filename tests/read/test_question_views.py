@@ -60,7 +60,7 @@ def question_url(
     folder = tmp_path_factory.mktemp("questions")
     (folder / "democonf_2024.json").write_text(json.dumps(PAPERS), encoding="utf-8")
     (folder / "democonf_2024_more.json").write_text(json.dumps(SECOND), encoding="utf-8")
-    with fresh_database(request.param, folder) as url:
+    with fresh_database(request.param, folder, migrated=True) as url:
         load(url, folder)
         yield url
 
@@ -122,8 +122,8 @@ def test_the_question_views_hold_the_same_rows_on_both_backends(tmp_path: Path) 
     (tmp_path / "democonf_2024_more.json").write_text(json.dumps(SECOND), encoding="utf-8")
     found = {}
     for kind in ("sqlite", "postgresql"):
-        with fresh_database(kind, tmp_path / kind) as url:
-            (tmp_path / kind).mkdir(exist_ok=True)
+        (tmp_path / kind).mkdir()
+        with fresh_database(kind, tmp_path / kind, migrated=True) as url:
             load(url, tmp_path / "democonf_2024.json", tmp_path / "democonf_2024_more.json")
             found[kind] = {
                 view: sorted(tuple(map(normalise, r)) for r in fetch(url, f"SELECT * FROM {view}"))

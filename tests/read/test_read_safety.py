@@ -76,7 +76,7 @@ def view_names(url: str) -> set[str]:
 @pytest.fixture(scope="module")
 def seeded_postgres(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A PostgreSQL database holding the seeds, shared by the module's PostgreSQL-only tests."""
-    with fresh_database("postgresql", tmp_path_factory.mktemp("pg")) as url:
+    with fresh_database("postgresql", tmp_path_factory.mktemp("pg"), migrated=True) as url:
         load(url, SEEDS)
         yield url
 
@@ -107,6 +107,7 @@ def loaded_url(db_url: str) -> str:
     ],
 )
 @pytest.mark.slow
+@pytest.mark.migrated
 def test_query_runs_one_reading_statement_and_changes_nothing(
     loaded_url: str, tmp_path: Path, sql: str, refusal: str
 ) -> None:
@@ -117,6 +118,7 @@ def test_query_runs_one_reading_statement_and_changes_nothing(
 
 
 @PG_ONLY
+@pytest.mark.migrated
 def test_a_writing_with_clause_is_refused_by_the_read_only_transaction(
     postgres_url: str, tmp_path: Path
 ) -> None:
@@ -190,6 +192,7 @@ def test_query_still_reads(seeded_url: str, tmp_path: Path) -> None:
     assert etl("query", "EXPLAIN SELECT * FROM papers", *flags, cwd=tmp_path).returncode == 0
 
 
+@pytest.mark.migrated
 def test_etl_run_recreates_a_dropped_view(loaded_url: str, tmp_path: Path) -> None:
     engine = create_engine(loaded_url, poolclass=NullPool)
     with engine.begin() as connection:
@@ -255,8 +258,8 @@ def both_backends(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str
     require_postgres()
     folder = tmp_path_factory.mktemp("both")
     with (
-        fresh_database("sqlite", folder) as sqlite_url,
-        fresh_database("postgresql", folder) as postgres_url,
+        fresh_database("sqlite", folder, migrated=True) as sqlite_url,
+        fresh_database("postgresql", folder, migrated=True) as postgres_url,
     ):
         load(sqlite_url, SEEDS)
         load(postgres_url, SEEDS)
@@ -388,6 +391,7 @@ def test_grant_readonly_never_silently_changes_an_existing_role(
 
 @PG_ONLY
 @pytest.mark.slow
+@pytest.mark.migrated
 def test_grant_readonly_refuses_a_member_of_a_writing_role(
     postgres_url: str, tmp_path: Path
 ) -> None:
@@ -408,6 +412,7 @@ def test_grant_readonly_refuses_a_member_of_a_writing_role(
 
 @PG_ONLY
 @pytest.mark.slow
+@pytest.mark.migrated
 def test_read_only_role_cannot_write_create_temp_objects_or_take_the_load_lock(
     postgres_url: str, tmp_path: Path
 ) -> None:
@@ -714,6 +719,7 @@ def test_db_option_refuses_an_existing_file_that_is_no_database(
 # 10. `etl views --db` ------------------------------------------------------------------------
 
 
+@pytest.mark.migrated
 def test_views_lists_the_views_in_the_given_database(loaded_url: str, tmp_path: Path) -> None:
     engine = create_engine(loaded_url, poolclass=NullPool)
     with engine.begin() as connection:

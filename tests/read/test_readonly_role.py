@@ -33,6 +33,7 @@ def reader_role(postgres_url: str) -> Iterator[str]:
     server.dispose()
 
 
+@pytest.mark.migrated
 def test_read_only_role_reads_views_and_cannot_write(postgres_url: str, reader_role: str) -> None:
     load(postgres_url, SEEDS)
     engine = create_engine(postgres_url)

@@ -6,6 +6,7 @@ import json
 import re
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from etl.cli import main
@@ -14,6 +15,7 @@ from etl.report import SECTIONS, build_report
 from tests.helpers import SEEDS, fetch, load
 
 CITATIONS = Path(__file__).parents[1] / "fixtures" / "sources" / "citations"
+pytestmark = pytest.mark.migrated  # databases start migrated (tests/conftest.py)
 
 HOSTILE_TITLE = "<script>alert(1)</script> Zorb & co"
 BUILDS_ON = [

@@ -207,7 +207,7 @@ def normalise(value: object) -> object:
 def test_seed_views_hold_identical_rows_on_sqlite_and_postgres(tmp_path: Path, seeds: Path) -> None:
     sqlite_url = f"sqlite:///{tmp_path / 'papers.db'}"
     load(sqlite_url, seeds)
-    with fresh_postgres_database() as postgres_url:
+    with fresh_postgres_database(migrated=True) as postgres_url:
         load(postgres_url, seeds)
         for view in [*(set(CONTRACT) - LOAD_HISTORY), "paper_labels"]:
             sql = f"SELECT * FROM {view}"
@@ -219,6 +219,7 @@ def test_seed_views_hold_identical_rows_on_sqlite_and_postgres(tmp_path: Path, s
 
 @pytest.mark.postgres
 @pytest.mark.slow
+@pytest.mark.migrated
 def test_postgres_views_and_key_columns_carry_comments(postgres_url: str, seeds: Path) -> None:
     load(postgres_url, seeds)
     comments = dict(

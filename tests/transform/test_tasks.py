@@ -14,6 +14,8 @@ from etl.errors import TaxonomyError
 from etl.transform.topics import MAX_TASKS, assign_tasks, build_taxonomy, load_taxonomy
 from tests.helpers import fetch, load
 
+pytestmark = pytest.mark.migrated  # databases start migrated (tests/conftest.py)
+
 TAXONOMY = """
 [[topic]]
 slug = "vision"
