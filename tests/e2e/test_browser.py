@@ -117,14 +117,18 @@ def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
         driver.quit()
 
 
+CITATIONS = Path(__file__).parents[1] / "fixtures" / "sources" / "citations"
+
+
 @pytest.fixture(scope="module")
 def database(tmp_path_factory: pytest.TempPathFactory) -> str:
-    """The packaged sample plus three made-up papers, in a SQLite file."""
+    """The packaged sample, three made-up papers and made-up citing pages (so every section of
+    the report has rows), in a SQLite file."""
     folder = tmp_path_factory.mktemp("browser-db")
     extra = folder / "democonf_2024.jsonl"
     extra.write_text("\n".join(json.dumps(r) for r in BUILDS_ON) + "\n", encoding="utf-8")
     url = f"sqlite:///{folder / 'papers.db'}"
-    load(url, SEEDS, extra)
+    load(url, SEEDS, extra, CITATIONS)
     return url
 
 
