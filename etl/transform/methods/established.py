@@ -31,7 +31,7 @@ ESTABLISHED = _established()
 
 def used_before(mention: MethodMention, year: int) -> bool:
     """Whether the artifact's name was established before `year`."""
-    return any(ESTABLISHED.get(key, year) < year for key in mention.keys[:1])
+    return bool(mention.keys) and ESTABLISHED.get(mention.keys[0], year) < year
 
 
 def demote_established(

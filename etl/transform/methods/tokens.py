@@ -235,7 +235,7 @@ def _spaced_tokens(piece: str) -> list[str]:
     if piece.isalnum():
         return [" " + piece]
     # White space with no token after it is in no match; left in, each of its positions would
-    # be tried to its end (quadratic: a masked URL of 100,000 characters took 20 s).
+    # be tried to its end: quadratic in the run's length (a masked URL is such a run).
     return SPACED_TOKEN_RE.findall(" " + piece.rstrip())
 
 
